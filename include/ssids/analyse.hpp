@@ -1,0 +1,48 @@
+// ssids/analyse.hpp — the analyse phase: ordering, assembly tree, maps and level lists.
+// The result is immutable and may be shared by any number of factorizations (copies share the data).
+#pragma once
+#include <memory>
+
+#include "ssids/csc.hpp"
+#include "ssids/inform.hpp"
+#include "ssids/options.hpp"
+
+namespace ssids {
+
+namespace detail {
+struct Symbolic;
+}
+
+class Analysis {
+ public:
+  Analysis() = default;
+  explicit Analysis(std::shared_ptr<const detail::Symbolic> s) : sym_(std::move(s)) {}
+
+  bool empty() const noexcept { return !sym_; }
+  index_t n() const;
+  offset_t nnz() const;              ///< entries in the analysed lower triangle (after cleaning)
+  index_t num_sup() const;
+  index_t num_levels() const;
+  index_t maxfront() const;          ///< largest front, ignoring delays
+  index_t maxsupernode() const;
+  offset_t num_factor() const;       ///< predicted entries of L (diagonal included)
+  offset_t num_flops() const;        ///< predicted flops of an LDL^T factorization without pivoting
+  offset_t memory_host() const;      ///< predicted host bytes for one factorization
+  /// Pivot order: order[i] is the (0-based) position at which variable i is eliminated.
+  Vector<index_t> order() const;
+
+  const detail::Symbolic& symbolic() const { return *sym_; }
+
+ private:
+  std::shared_ptr<const detail::Symbolic> sym_;
+};
+
+/// Analyse the sparsity pattern of the lower triangle `a` (values are not needed; if present they are
+/// checked for NaN/Inf only when the ordering needs them).
+/// `order`: with Ordering::user, order[i] = position of variable i in the pivot sequence (base a.base);
+/// otherwise ignored (may be null).
+/// Throws ssids::Error (bad_n, bad_ptr, missing_data, bad_order, all_out_of_range, no_metis, allocation).
+/// Warnings (out-of-range ignored, duplicates summed, missing diagonal, structurally singular) go to inform.flag.
+Analysis analyse(const CscView& a, const Options& options, Inform& inform, const index_t* order = nullptr);
+
+}  // namespace ssids

@@ -1,0 +1,53 @@
+// ssids/factor.hpp — numerical factorization, solve, enquire and alter.
+//
+// Factors refer to the Analysis they were made from (they keep it alive). solve() is const.
+// Right-hand sides are column-major with leading dimension ldx >= n and are overwritten by the solution.
+#pragma once
+#include <memory>
+
+#include "ssids/analyse.hpp"
+
+namespace ssids {
+
+namespace detail {
+struct NumericFactors;
+}
+
+class Factors {
+ public:
+  Factors() = default;
+  explicit Factors(std::shared_ptr<const detail::NumericFactors> f) : f_(std::move(f)) {}
+  bool empty() const noexcept { return !f_; }
+  index_t n() const;
+  Mode mode() const;
+  Backend backend() const;  ///< the backend that computed the factors
+
+  /// Solve in place for nrhs right-hand sides x (n x nrhs, leading dimension ldx).
+  /// Each column gets bitwise the answer a single-column solve would give.
+  /// Throws Error: bad_ldx (ldx < n or nrhs < 1), bad_job, call_sequence (empty factors), missing_data.
+  void solve(SolveJob job, int nrhs, double* x, offset_t ldx, Inform& inform) const;
+
+  /// Pivot order and D (indefinite mode). piv_order[i] (size n): |piv_order[i]| - 1 is the 0-based position
+  /// at which variable i was eliminated; negative for both variables of a 2x2 pivot (SPRAL's convention
+  /// with 1-based positions). d (size 2n, optional): d[2k] = D_kk, d[2k+1] = D_{k+1,k}, by pivot position.
+  void enquire_indef(index_t* piv_order, double* d) const;
+  /// Diagonal of L (posdef mode), by pivot position.
+  void enquire_posdef(double* diag) const;
+  /// Overwrite D (same layout as enquire_indef) keeping the pivot order (indefinite mode).
+  void alter(const double* d);
+
+  const detail::NumericFactors& numeric() const { return *f_; }
+
+ private:
+  std::shared_ptr<detail::NumericFactors> mutable_ptr();
+  std::shared_ptr<const detail::NumericFactors> f_;
+};
+
+/// Factorize the matrix with the pattern analysed in `analysis` and values `val` (same positions as the
+/// arrays given to analyse). `scale` (size n, optional, Scaling::user only): the factorization is of S A S.
+/// Throws Error: call_sequence (empty analysis), missing_values, nan_inf, singular (action == false),
+/// not_posdef, allocation, no_cuda. Warnings (singular) in inform.flag.
+Factors factor(const Analysis& analysis, const double* val, Mode mode, const Options& options, Inform& inform,
+               const double* scale = nullptr);
+
+}  // namespace ssids

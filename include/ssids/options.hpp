@@ -1,0 +1,43 @@
+// ssids/options.hpp — control parameters for analyse, factor and solve.
+// Field names follow SPRAL's spral_ssids_options where they mean the same thing.
+#pragma once
+#include <cstdint>
+
+#include "ssids/types.hpp"
+
+namespace ssids {
+
+/// Fill-reducing ordering used by analyse.
+enum class Ordering {
+  user = 0,     ///< caller-supplied permutation (validated)
+  metis = 1,    ///< METIS nested dissection on the graph of A (default)
+  matching = 2, ///< matching-based ordering (not yet available)
+  natural = 3,  ///< identity
+  amd = 4,      ///< approximate minimum degree (not yet available)
+};
+
+/// Scaling applied as S A S before factorization.
+enum class Scaling {
+  none = 0,
+  matching = 1,     ///< not yet available
+  auction = 2,      ///< not yet available
+  from_ordering = 3,///< not yet available
+  equilibrate = 4,  ///< not yet available
+  user = -1,        ///< caller-supplied vector passed to factor()
+};
+
+struct Options {
+  int print_level = 0;                 ///< < 0 silent; 0 errors only; > 0 diagnostics to stderr
+  Ordering ordering = Ordering::metis; ///< fill-reducing ordering
+  int nemin = 32;                      ///< amalgamation: merge child into parent when both have < nemin columns (>= 1)
+  Scaling scaling = Scaling::none;
+  double u = 0.01;                     ///< relative pivot threshold, clamped to [0, 0.5]
+  double small = 1e-20;                ///< pivots whose remaining column is below this are zero pivots
+  bool action = true;                  ///< on a singular matrix: true = continue (warning +7), false = error -5
+  Backend backend = Backend::cpu;      ///< which backend factorizes and solves
+  int num_threads = 0;                 ///< CPU threads; 0 = OpenMP default. Results do not depend on it.
+  int cpu_block_size = 128;            ///< block (panel) size of the dense CPU kernels
+  std::int64_t min_gpu_work = 5000000000LL;  ///< Backend::automatic uses the GPU above this many predicted flops
+};
+
+}  // namespace ssids

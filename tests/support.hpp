@@ -1,0 +1,42 @@
+// support.hpp — helpers shared by the tests: skipping, locating test matrices, independent checks.
+#pragma once
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ssids/csc.hpp"
+
+namespace ssids_test {
+
+/// Mark the current test case as skipped (the process exits with 77 when no check failed).
+/// Call it and return from the test case.
+void skip(const std::string& reason);
+
+/// Folder of the shared test matrices: $SSIDS_TEST_MATRICES, else the default resolved by CMake.
+/// Empty string when the folder does not exist.
+std::string matrices_dir();
+/// Every *.mtx.gz / *.mtx file in matrices_dir(), sorted.
+std::vector<std::string> matrix_files();
+/// Path to the built `ssids` command-line program.
+std::string cli_path();
+
+/// Run a shell command, capture stdout (and stderr if merge_stderr), return the exit status.
+int run_command(const std::string& cmd, std::string& output, bool merge_stderr = true);
+
+/// Dense symmetric copy (column-major n x n, both triangles) of a lower-triangle matrix.
+std::vector<double> to_dense(const ssids::SymmetricMatrix& a);
+/// Eigenvalues of a dense symmetric matrix (LAPACK dsyev), ascending.
+std::vector<double> eigenvalues(std::vector<double> dense, int n);
+/// Inertia from eigenvalues: counts of values < -tol, > tol, and the rest.
+struct Inertia { int neg = 0, pos = 0, zero = 0; };
+Inertia inertia_of(const std::vector<double>& eig, double tol);
+
+/// Build a SymmetricMatrix (lower, 0-based, sorted, no duplicates) from triplets (any triangle; summed).
+ssids::SymmetricMatrix from_triplets(int n, const std::vector<int>& rows, const std::vector<int>& cols,
+                                     const std::vector<double>& vals);
+/// Seeded random symmetric matrix: each off-diagonal (i>j) present with probability `density`, values in
+/// [-1,1]; diagonal entries present with probability diag_density, values in [-dmax, dmax].
+ssids::SymmetricMatrix random_symmetric(int n, double density, double diag_density, double dmax, std::uint64_t seed);
+
+}  // namespace ssids_test
