@@ -32,6 +32,7 @@ class Analysis {
   Vector<index_t> order() const;
 
   const detail::Symbolic& symbolic() const { return *sym_; }
+  const std::shared_ptr<const detail::Symbolic>& symbolic_ptr() const noexcept { return sym_; }
 
  private:
   std::shared_ptr<const detail::Symbolic> sym_;

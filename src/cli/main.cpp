@@ -1,3 +1,55 @@
-// main.cpp — the `ssids` command-line program (placeholder while the subcommands are written).
+// main.cpp — the `ssids` command-line program: dispatch to subcommands and error reporting.
+// Exit status: 0 success (warnings included), 1 error from the library or input, 2 usage error.
 #include <cstdio>
-int main() { std::puts("ssids"); return 0; }
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "cli/cli.hpp"
+#include "ssids/config.hpp"
+#include "ssids/error.hpp"
+
+namespace {
+const char* main_help =
+    "ssids " SSIDS_VERSION_STRING " — sparse symmetric indefinite direct solver\n"
+    "usage: ssids COMMAND [ARGS] [--help]\n"
+    "commands:\n"
+    "  demo                   generate a KKT system, analyse, factorize and solve it, print a report\n"
+    "  solve FILE|gen:SPEC    analyse, factorize and solve a system (b = A*1 unless --rhs)\n"
+    "  analyse FILE|gen:SPEC  print the analysis statistics (ordering, tree, predicted nnz(L), flops)\n"
+    "  generate KIND ARGS -o FILE.mtx   write a generated matrix\n"
+    "FILE is a Matrix Market file (.mtx or .mtx.gz); gen:SPEC builds a matrix in memory, e.g. gen:laplace3d:50\n";
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::fputs(main_help, stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("ssids %s (CUDA backend %s)\n", SSIDS_VERSION_STRING, SSIDS_HAVE_CUDA ? "built" : "not built");
+    return 0;
+  }
+  std::string cmd = argv[1];
+  try {
+    if (cmd == "analyse" || cmd == "analyze") return ssids_cli::cmd_analyse(argc, argv);
+    if (cmd == "generate") return ssids_cli::cmd_generate(argc, argv);
+    if (cmd == "solve") return ssids_cli::cmd_solve(argc, argv);
+    if (cmd == "demo") return ssids_cli::cmd_demo(argc, argv);
+    std::fprintf(stderr, "ssids: unknown command '%s' (see ssids --help)\n", cmd.c_str());
+    return 2;
+  } catch (const ssids_cli::UsageError& e) {
+    std::fprintf(stderr, "ssids %s: %s (see ssids %s --help)\n", cmd.c_str(), e.message.c_str(), cmd.c_str());
+    return 2;
+  } catch (const ssids::Error& e) {
+    std::fprintf(stderr, "ssids %s: error %d (%s): %s\n", cmd.c_str(), e.code(), ssids::flag_name(e.code()), e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "ssids %s: out of memory\n", cmd.c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ssids %s: %s\n", cmd.c_str(), e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,143 @@
+// cli_common.cpp — argument parsing and JSON output for the `ssids` program.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "cli/cli.hpp"
+
+namespace ssids_cli {
+
+Args::Args(int argc, char** argv, int first, const std::vector<std::string>& flags) {
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
+      std::string key = a, value;
+      auto eq = a.find('=');
+      if (eq != std::string::npos) {
+        key = a.substr(0, eq);
+        value = a.substr(eq + 1);
+      } else {
+        bool is_flag = false;
+        for (const auto& f : flags) is_flag = is_flag || f == a;
+        if (!is_flag) {
+          if (i + 1 >= argc) throw UsageError{"option " + a + " needs a value"};
+          value = argv[++i];
+        }
+      }
+      values_[key] = value;
+    } else if (a == "-o") {
+      if (i + 1 >= argc) throw UsageError{"option -o needs a value"};
+      values_["-o"] = argv[++i];
+    } else {
+      positional_.push_back(a);
+    }
+  }
+}
+
+std::string Args::get(const std::string& key, const std::string& fallback) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? fallback : it->second;
+}
+
+long Args::get_long(const std::string& key, long fallback, long lo, long hi) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  char* end = nullptr;
+  long v = std::strtol(it->second.c_str(), &end, 10);
+  if (it->second.empty() || *end != '\0') throw UsageError{key + " needs an integer, got '" + it->second + "'"};
+  if (v < lo || v > hi) throw UsageError{key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi)};
+  return v;
+}
+
+double Args::get_double(const std::string& key, double fallback) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  char* end = nullptr;
+  double v = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end != '\0' || !std::isfinite(v))
+    throw UsageError{key + " needs a number, got '" + it->second + "'"};
+  return v;
+}
+
+void Args::check_known(const std::vector<std::string>& known) const {
+  for (const auto& kv : values_) {
+    bool ok = false;
+    for (const auto& k : known) ok = ok || k == kv.first;
+    if (!ok) throw UsageError{"unknown option " + kv.first};
+  }
+}
+
+static std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          o += b;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o;
+}
+
+void Json::add(const std::string& key, double v) {
+  char b[64];
+  if (std::isfinite(v)) std::snprintf(b, sizeof b, "%.17g", v);
+  else std::snprintf(b, sizeof b, "null");
+  items_.emplace_back(key, b);
+}
+void Json::add(const std::string& key, long long v) { items_.emplace_back(key, std::to_string(v)); }
+void Json::add(const std::string& key, const std::string& v) { items_.emplace_back(key, "\"" + json_escape(v) + "\""); }
+void Json::add_bool(const std::string& key, bool v) { items_.emplace_back(key, v ? "true" : "false"); }
+std::string Json::str() const {
+  std::ostringstream o;
+  o << "{";
+  for (size_t i = 0; i < items_.size(); ++i) o << (i ? ", " : "") << "\"" << json_escape(items_[i].first) << "\": " << items_[i].second;
+  o << "}";
+  return o.str();
+}
+
+const std::vector<std::string> solver_option_keys = {"--nemin", "--u", "--small", "--ordering", "--backend", "--threads", "--block-size"};
+const char* solver_option_help =
+    "  --ordering metis|natural|FILE  fill-reducing ordering (default metis); FILE: a Matrix Market array\n"
+    "                                 of 1-based positions, as written by `ssids analyse --save-order`\n"
+    "  --nemin N          amalgamation parameter (default 32; 1 = fundamental supernodes)\n"
+    "  --u U              pivot threshold, clamped to [0, 0.5] (default 0.01)\n"
+    "  --small S          zero-pivot tolerance (default 1e-20)\n"
+    "  --backend cpu|gpu|auto   numerical backend (default cpu)\n"
+    "  --threads T        CPU threads (default: OpenMP's); results do not depend on it\n"
+    "  --block-size B     panel width of the dense CPU kernels (default 128)\n";
+
+std::string parse_solver_options(const Args& args, ssids::Options& o) {
+  o.nemin = static_cast<int>(args.get_long("--nemin", o.nemin, 1, 1 << 30));
+  o.u = args.get_double("--u", o.u);
+  o.small = args.get_double("--small", o.small);
+  o.num_threads = static_cast<int>(args.get_long("--threads", 0, 0, 4096));
+  o.cpu_block_size = static_cast<int>(args.get_long("--block-size", o.cpu_block_size, 8, 4096));
+  std::string b = args.get("--backend", "cpu");
+  if (b == "cpu") o.backend = ssids::Backend::cpu;
+  else if (b == "gpu") o.backend = ssids::Backend::gpu;
+  else if (b == "auto") o.backend = ssids::Backend::automatic;
+  else throw UsageError{"--backend must be cpu, gpu or auto"};
+  std::string ord = args.get("--ordering", "metis");
+  if (ord == "metis") o.ordering = ssids::Ordering::metis;
+  else if (ord == "natural") o.ordering = ssids::Ordering::natural;
+  else if (ord == "amd") o.ordering = ssids::Ordering::amd;
+  else if (ord == "matching") o.ordering = ssids::Ordering::matching;
+  else {
+    o.ordering = ssids::Ordering::user;
+    return ord;
+  }
+  return std::string();
+}
+
+}  // namespace ssids_cli

@@ -1,0 +1,206 @@
+// factor.cpp — the public factor() entry point, backend choice, and the Factors object
+// (solve, enquire, alter).
+#include "ssids/factor.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "factor/multifrontal_cpu.hpp"
+#include "factor/numeric.hpp"
+#include "factor/pivot_tests.hpp"
+#include "solve/solve_cpu.hpp"
+#include "ssids/config.hpp"
+#include "ssids/error.hpp"
+
+namespace ssids {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+const detail::NumericFactors& need(const std::shared_ptr<const detail::NumericFactors>& f) {
+  if (!f) throw Error(flag::call_sequence, "the factors are empty: call factor() first");
+  return *f;
+}
+
+/// Chooses the backend for this call; throws when the GPU is requested but unavailable.
+Backend choose_backend(const Options& options, const detail::Symbolic& sym) {
+  (void)sym;
+  switch (options.backend) {
+    case Backend::cpu: return Backend::cpu;
+    case Backend::gpu:
+#if SSIDS_HAVE_CUDA
+      throw Error(flag::unimplemented, "the GPU factorization is not available yet in this version; use --backend cpu");
+#else
+      throw Error(flag::no_cuda, "built without CUDA: the GPU backend is not available");
+#endif
+    case Backend::automatic:
+    default: return Backend::cpu;  // the GPU path chooses itself once it exists
+  }
+}
+
+}  // namespace
+
+Factors factor(const Analysis& analysis, const double* val, Mode mode, const Options& options, Inform& inform,
+               const double* scale) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (analysis.empty()) throw Error(flag::call_sequence, "factor called before analyse");
+  const auto& symp = analysis.symbolic_ptr();
+  const detail::Symbolic& sym = *symp;
+  inform.flag = 0;
+  inform.message.clear();
+  if (sym.n > 0 && sym.nnz_in > 0 && !val) throw Error(flag::missing_values, "the values array is missing");
+  for (const detail::AEntry& e : sym.amap) {
+    if (!std::isfinite(val[e.src]))
+      throw Error(flag::nan_inf, "value at position " + std::to_string(e.src) + " (0-based) is NaN or Inf");
+  }
+  const double* sc = nullptr;
+  if (options.scaling == Scaling::user) {
+    if (sym.n > 0 && !scale) throw Error(flag::missing_data, "Scaling::user needs a scale array");
+    for (index_t i = 0; i < sym.n; ++i)
+      if (!std::isfinite(scale[i]) || scale[i] == 0.0)
+        throw Error(flag::bad_input, "scale[" + std::to_string(i) + "] is zero, NaN or Inf");
+    sc = scale;
+  } else if (options.scaling != Scaling::none) {
+    throw Error(flag::unimplemented, "this scaling is not available yet; use none or user");
+  }
+  Backend backend = choose_backend(options, sym);
+
+  auto nf = std::allocate_shared<detail::NumericFactors>(Allocator<detail::NumericFactors>());
+  nf->symbolic = symp;
+  nf->mode = mode;
+  nf->backend = backend;
+  if (sc) nf->scale.assign(sc, sc + sym.n);
+  try {
+    detail::factor_multifrontal_cpu(sym, val, sc, mode, options, *nf, inform);
+  } catch (const std::bad_alloc&) {
+    throw Error(flag::allocation, "host allocation failed during factorization");
+  }
+  if (inform.num_zero > 0) {
+    if (!options.action)
+      throw Error(flag::singular, "matrix is singular: " + std::to_string(inform.num_zero) +
+                                      " zero pivots (rank " + std::to_string(inform.matrix_rank) + ")");
+    inform.flag = flag::warn_singular;
+    inform.message = "matrix is singular: " + std::to_string(inform.num_zero) + " zero pivots, rank " +
+                     std::to_string(inform.matrix_rank);
+  }
+  inform.time_factor = seconds_since(t0);
+  return Factors(std::move(nf));
+}
+
+index_t Factors::n() const { return need(f_).n; }
+Mode Factors::mode() const { return need(f_).mode; }
+Backend Factors::backend() const { return need(f_).backend; }
+
+void Factors::solve(SolveJob job, int nrhs, double* x, offset_t ldx, Inform& inform) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!f_) throw Error(flag::call_sequence, "solve called before factor");
+  const detail::NumericFactors& f = *f_;
+  const int j = static_cast<int>(job);
+  if (j < 0 || j > 4) throw Error(flag::bad_job, "invalid solve job " + std::to_string(j));
+  if (nrhs < 1 || ldx < f.n) throw Error(flag::bad_ldx, "nrhs < 1 or ldx < n");
+  if (f.n == 0) return;
+  if (!x) throw Error(flag::missing_data, "the right-hand side array is missing");
+  const bool scaled = !f.scale.empty();
+  auto apply_scale = [&](bool inverse) {
+    for (int r = 0; r < nrhs; ++r)
+      for (index_t i = 0; i < f.n; ++i) x[i + r * ldx] = inverse ? x[i + r * ldx] / f.scale[i] : x[i + r * ldx] * f.scale[i];
+  };
+  try {
+    switch (job) {
+      case SolveJob::full:
+        if (scaled) apply_scale(false);
+        detail::solve_forward_cpu(f, nrhs, x, ldx);
+        detail::solve_diagonal_cpu(f, nrhs, x, ldx);
+        detail::solve_backward_cpu(f, nrhs, x, ldx);
+        if (scaled) apply_scale(false);
+        break;
+      case SolveJob::forward:
+        if (scaled) apply_scale(false);
+        detail::solve_forward_cpu(f, nrhs, x, ldx);
+        break;
+      case SolveJob::diagonal: detail::solve_diagonal_cpu(f, nrhs, x, ldx); break;
+      case SolveJob::backward:
+        detail::solve_backward_cpu(f, nrhs, x, ldx);
+        if (scaled) apply_scale(false);
+        break;
+      case SolveJob::diagonal_backward:
+        detail::solve_diagonal_cpu(f, nrhs, x, ldx);
+        detail::solve_backward_cpu(f, nrhs, x, ldx);
+        if (scaled) apply_scale(false);
+        break;
+    }
+  } catch (const std::bad_alloc&) {
+    throw Error(flag::allocation, "host allocation failed during solve");
+  }
+  inform.time_solve = seconds_since(t0);
+}
+
+void Factors::enquire_indef(index_t* piv_order, double* d) const {
+  const detail::NumericFactors& f = need(f_);
+  if (f.mode != Mode::indefinite) throw Error(flag::not_posdef_factors, "enquire_indef on a positive-definite factorization");
+  if (piv_order) {
+    for (index_t k = 0; k < f.n; ++k) {
+      const index_t v = f.pivot_var[k];
+      if (f.d[2 * k + 1] != 0.0) {  // 2x2 pair (k, k+1)
+        piv_order[v] = -(k + 1);
+        piv_order[f.pivot_var[k + 1]] = -(k + 2);
+        ++k;
+      } else {
+        piv_order[v] = k + 1;
+      }
+    }
+  }
+  if (d) std::copy(f.d.begin(), f.d.end(), d);
+}
+
+void Factors::enquire_posdef(double* diag) const {
+  const detail::NumericFactors& f = need(f_);
+  if (f.mode != Mode::posdef) throw Error(flag::not_indefinite, "enquire_posdef on an indefinite factorization");
+  if (!diag) throw Error(flag::missing_data, "diag array missing");
+  for (const detail::NodeFactor& nd : f.nodes)
+    for (index_t j = 0; j < nd.nelim; ++j)
+      diag[nd.pos + j] = f.lval[nd.lptr + j + static_cast<offset_t>(j) * nd.nrow];
+}
+
+std::shared_ptr<detail::NumericFactors> Factors::mutable_ptr() {
+  // Factors share their data on copy; alter() must not change other copies: copy on write.
+  auto copy = std::allocate_shared<detail::NumericFactors>(Allocator<detail::NumericFactors>(), need(f_));
+  f_ = copy;
+  return copy;
+}
+
+void Factors::alter(const double* d) {
+  if (!f_) throw Error(flag::call_sequence, "alter called before factor");
+  if (f_->mode != Mode::indefinite) throw Error(flag::not_posdef_factors, "alter on a positive-definite factorization");
+  if (!d && f_->n > 0) throw Error(flag::missing_data, "d array missing");
+  auto f = mutable_ptr();
+  // keep the pivot structure: a 2x2 block stays a 2x2 block, a 1x1 stays a 1x1
+  for (index_t k = 0; k < f->n; ++k) {
+    if (f->d[2 * k + 1] != 0.0 && k + 1 < f->n) {
+      double d11 = d[2 * k], d21 = d[2 * k + 1], d22 = d[2 * k + 2];
+      f->d[2 * k] = d11;
+      f->d[2 * k + 1] = d21;
+      f->d[2 * k + 2] = d22;
+      double det = d11 * d22 - d21 * d21;
+      if (det != 0.0 && std::isfinite(det)) {
+        double i11, i21, i22;
+        detail::two_by_two_inverse(d11, d21, d22, i11, i21, i22);
+        f->dinv[2 * k] = i11;
+        f->dinv[2 * k + 1] = i21;
+        f->dinv[2 * k + 2] = i22;
+      } else {
+        f->dinv[2 * k] = f->dinv[2 * k + 1] = f->dinv[2 * k + 2] = 0.0;
+      }
+      ++k;
+    } else {
+      f->d[2 * k] = d[2 * k];
+      f->dinv[2 * k] = d[2 * k] != 0.0 ? 1.0 / d[2 * k] : 0.0;
+    }
+  }
+}
+
+}  // namespace ssids

@@ -1,0 +1,165 @@
+// gen/random.cpp — seeded random test problems: a sparse convex-QP KKT saddle point and a dense-banded
+// nonsymmetric matrix with a prescribed diagonal dominance.
+//
+// Conventions: 0-based; the KKT matrix is the LOWER triangle in CSC (rows ascending per column); the
+// banded matrix is CSR (columns ascending per row). All randomness comes from gen::Rng (mt19937_64 with a
+// hand-written mapping to doubles), consumed in a fixed order, so a seed gives the same matrix on every
+// platform.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gen/rng.hpp"
+#include "ssids/error.hpp"
+#include "ssids/generate.hpp"
+
+namespace ssids {
+namespace {
+
+// Off-diagonals drawn per column of H and extra entries drawn per row of A (before removing duplicates).
+constexpr int h_offdiag_per_col = 3;
+constexpr int a_extra_per_row = 3;
+// Extra entries of A have magnitude < a_extra_max, pivots >= 1: a_extra_per_row * a_extra_max < 1 keeps the
+// pivot columns of A strictly row diagonally dominant (see generate_kkt_qp).
+constexpr double a_extra_max = 0.3;
+static_assert(a_extra_per_row * a_extra_max < 1.0, "A's pivot submatrix must stay diagonally dominant");
+
+/// Sorts (index, value) pairs by index and keeps the first of each run of equal indices.
+void sort_unique(std::vector<std::pair<index_t, double>>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  v.erase(std::unique(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+          v.end());
+}
+
+}  // namespace
+
+// KKT matrix [H A^T; A -delta I] of a random sparse convex QP, unknowns ordered H's block (0..nvar-1) then
+// A's rows (nvar..nvar+ncon-1).
+//  * H: each column j gets up to 3 random strictly-lower off-diagonals with values in [-1, 1); then
+//    h_jj = sum_{i != j} |h_ij| + U[0.5, 1.5), so H is strictly diagonally dominant with a positive
+//    diagonal, hence SPD.
+//  * A: a seeded permutation p of the columns gives row r a pivot a_{r,p(r)} = +-U[1, 2); row r also gets
+//    up to 3 random entries in [-0.3, 0.3) in other columns. The square submatrix A(:, p(0..ncon-1)) is
+//    then strictly row diagonally dominant (off-diagonal row sum < 0.9 < 1 <= pivot), hence nonsingular,
+//    so A has full row rank.
+// With H SPD and A of full row rank, the Schur complement -delta I - A H^-1 A^T is negative definite for
+// every delta >= 0, so by Sylvester's law the inertia is exactly (nvar, ncon, 0).
+// The (2,2) diagonal entries are stored only when delta != 0 (a structurally zero block otherwise).
+SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::uint64_t seed) {
+  if (nvar < 1) throw Error(flag::bad_input, "kkt-qp: NVAR = " + std::to_string(nvar) + " must be >= 1");
+  if (ncon < 0 || ncon >= nvar)
+    throw Error(flag::bad_input, "kkt-qp: NCON = " + std::to_string(ncon) + " must satisfy 0 <= NCON < NVAR = " +
+                                     std::to_string(nvar));
+  if (static_cast<std::int64_t>(nvar) + ncon > std::numeric_limits<index_t>::max())
+    throw Error(flag::bad_input, "kkt-qp: NVAR + NCON does not fit in a 32-bit index");
+  if (!std::isfinite(delta) || delta < 0)
+    throw Error(flag::bad_input, "kkt-qp: DELTA must be finite and >= 0");
+
+  gen::Rng rng(seed);
+  const std::size_t nv = static_cast<std::size_t>(nvar);
+
+  // H's strictly lower part, column by column.
+  std::vector<std::vector<std::pair<index_t, double>>> hcol(nv);
+  std::vector<double> abs_row_sum(nv, 0.0);
+  for (index_t j = 0; j + 1 < nvar; ++j) {
+    const index_t below = nvar - 1 - j;  // candidate rows j+1..nvar-1
+    auto& c = hcol[j];
+    for (int t = 0; t < std::min<index_t>(h_offdiag_per_col, below); ++t) {
+      const index_t i = j + 1 + static_cast<index_t>(rng.below(static_cast<std::uint64_t>(below)));
+      c.emplace_back(i, rng.uniform(-1.0, 1.0));
+    }
+    sort_unique(c);
+    for (const auto& [i, v] : c) {
+      abs_row_sum[j] += std::fabs(v);
+      abs_row_sum[i] += std::fabs(v);
+    }
+  }
+  std::vector<double> hdiag(nv);
+  for (std::size_t j = 0; j < nv; ++j) hdiag[j] = abs_row_sum[j] + rng.uniform(0.5, 1.5);
+
+  // A's pivot columns: a Fisher-Yates shuffle of 0..nvar-1, of which the first ncon are used.
+  std::vector<index_t> perm(nv);
+  for (index_t i = 0; i < nvar; ++i) perm[i] = i;
+  for (index_t i = nvar - 1; i > 0; --i)
+    std::swap(perm[i], perm[static_cast<index_t>(rng.below(static_cast<std::uint64_t>(i) + 1))]);
+
+  // A row by row, then bucketed by column: A^T's columns are the lower part of the KKT's first block columns.
+  std::vector<std::vector<std::pair<index_t, double>>> acol(nv);  // (row of KKT, value)
+  std::vector<std::pair<index_t, double>> arow;
+  for (index_t r = 0; r < ncon; ++r) {
+    arow.clear();
+    const double sign = rng.below(2) ? 1.0 : -1.0;
+    arow.emplace_back(perm[r], sign * rng.uniform(1.0, 2.0));  // first, so sort_unique keeps it
+    for (int t = 0; t < a_extra_per_row; ++t) {
+      const index_t c = static_cast<index_t>(rng.below(nv));
+      arow.emplace_back(c, rng.uniform(-a_extra_max, a_extra_max));
+    }
+    sort_unique(arow);
+    for (const auto& [c, v] : arow) acol[c].emplace_back(nvar + r, v);  // r ascending: rows stay sorted
+  }
+
+  SymmetricMatrix a;
+  a.n = nvar + ncon;
+  offset_t nnz = nvar + (delta != 0.0 ? ncon : 0);
+  for (std::size_t j = 0; j < nv; ++j) nnz += static_cast<offset_t>(hcol[j].size() + acol[j].size());
+  a.ptr.resize(static_cast<std::size_t>(a.n) + 1);
+  a.row.reserve(static_cast<std::size_t>(nnz));
+  a.val.reserve(static_cast<std::size_t>(nnz));
+  a.ptr[0] = 0;
+  for (index_t j = 0; j < a.n; ++j) {
+    if (j < nvar) {
+      a.row.push_back(j);
+      a.val.push_back(hdiag[j]);
+      for (const auto& [i, v] : hcol[j]) a.row.push_back(i), a.val.push_back(v);
+      for (const auto& [i, v] : acol[j]) a.row.push_back(i), a.val.push_back(v);
+    } else if (delta != 0.0) {
+      a.row.push_back(j);
+      a.val.push_back(-delta);
+    }
+    a.ptr[j + 1] = static_cast<offset_t>(a.row.size());
+  }
+  return a;
+}
+
+// Dense band of half-bandwidth k (clamped to n-1): every a_ij with |i - j| <= k is stored, off-diagonals
+// U[-1, 1) drawn row by row in column order, then a_ii = dominance * sum_{j != i} |a_ij|.
+// The arrays are allocated at their exact final size, n (2k+1) - k (k+1) entries, so n = 2e5, k = 200
+// (8e7 entries, ~1 GB) needs no reallocation and no temporary.
+CsrMatrix generate_banded(index_t n, index_t k, double dominance, std::uint64_t seed) {
+  if (n < 1) throw Error(flag::bad_input, "banded: N = " + std::to_string(n) + " must be >= 1");
+  if (k < 0) throw Error(flag::bad_input, "banded: K = " + std::to_string(k) + " must be >= 0");
+  if (!std::isfinite(dominance) || dominance < 0)
+    throw Error(flag::bad_input, "banded: D must be finite and >= 0");
+  k = std::min(k, n - 1);
+  const offset_t n64 = n, k64 = k;
+  const offset_t nnz = n64 * (2 * k64 + 1) - k64 * (k64 + 1);
+
+  gen::Rng rng(seed);
+  CsrMatrix a;
+  a.nrow = a.ncol = n;
+  a.ptr.resize(static_cast<std::size_t>(n) + 1);
+  a.col.resize(static_cast<std::size_t>(nnz));
+  a.val.resize(static_cast<std::size_t>(nnz));
+  // raw pointers: push_back's capacity checks cost more than the random numbers at 8e7 entries
+  index_t* col = a.col.data();
+  double* val = a.val.data();
+  offset_t q = 0;
+  a.ptr[0] = 0;
+  for (index_t i = 0; i < n; ++i) {
+    const index_t lo = std::max<index_t>(0, i - k), hi = std::min<index_t>(n - 1, i + k);
+    double sum = 0.0;
+    for (index_t j = lo; j <= hi; ++j, ++q) {
+      col[q] = j;
+      const double v = j == i ? 0.0 : rng.uniform(-1.0, 1.0);  // the diagonal is set once the row sum is known
+      sum += std::fabs(v);
+      val[q] = v;
+    }
+    val[q - (hi - i) - 1] = dominance * sum;
+    a.ptr[i + 1] = q;
+  }
+  return a;
+}
+
+}  // namespace ssids

@@ -1,0 +1,78 @@
+// solve_cpu.cpp — CPU triangular and diagonal sweeps (see solve_cpu.hpp).
+// Nodes are visited in postorder for the forward sweep and in reverse postorder for the backward sweep;
+// within a node the right-hand side entries of the node's rows are gathered into a small dense buffer.
+#include "solve/solve_cpu.hpp"
+
+namespace ssids {
+namespace detail {
+
+void solve_forward_cpu(const NumericFactors& f, int nrhs, double* x, offset_t ldx) {
+  const bool unit = f.mode == Mode::indefinite;
+  Vector<double> buf;
+  for (const NodeFactor& nd : f.nodes) {
+    const index_t m = nd.nrow, ne = nd.nelim;
+    if (ne == 0) continue;
+    const index_t* rows = f.rows.data() + nd.row_ptr;
+    const double* l = f.lval.data() + nd.lptr;
+    buf.resize(m);
+    for (int r = 0; r < nrhs; ++r) {
+      double* xr = x + r * ldx;
+      for (index_t i = 0; i < m; ++i) buf[i] = xr[rows[i]];
+      for (index_t j = 0; j < ne; ++j) {
+        const double* lj = l + static_cast<size_t>(j) * m;
+        if (!unit) buf[j] /= lj[j];
+        const double xj = buf[j];
+        for (index_t i = j + 1; i < m; ++i) buf[i] -= lj[i] * xj;
+      }
+      for (index_t i = 0; i < m; ++i) xr[rows[i]] = buf[i];
+    }
+  }
+}
+
+void solve_diagonal_cpu(const NumericFactors& f, int nrhs, double* x, offset_t ldx) {
+  if (f.mode == Mode::posdef) return;  // D = I
+  const index_t n = f.n;
+  for (int r = 0; r < nrhs; ++r) {
+    double* xr = x + r * ldx;
+    for (index_t k = 0; k < n; ++k) {
+      const double i21 = f.dinv[2 * k + 1];
+      const index_t v = f.pivot_var[k];
+      if (f.d[2 * k + 1] != 0.0) {  // first of a 2x2 pivot (k, k+1): D_{k+1,k} != 0
+        const index_t w = f.pivot_var[k + 1];
+        const double a = xr[v], b = xr[w];
+        xr[v] = f.dinv[2 * k] * a + i21 * b;
+        xr[w] = i21 * a + f.dinv[2 * k + 2] * b;
+        ++k;
+      } else {
+        xr[v] *= f.dinv[2 * k];
+      }
+    }
+  }
+}
+
+void solve_backward_cpu(const NumericFactors& f, int nrhs, double* x, offset_t ldx) {
+  const bool unit = f.mode == Mode::indefinite;
+  Vector<double> buf;
+  for (auto it = f.nodes.rbegin(); it != f.nodes.rend(); ++it) {
+    const NodeFactor& nd = *it;
+    const index_t m = nd.nrow, ne = nd.nelim;
+    if (ne == 0) continue;
+    const index_t* rows = f.rows.data() + nd.row_ptr;
+    const double* l = f.lval.data() + nd.lptr;
+    buf.resize(m);
+    for (int r = 0; r < nrhs; ++r) {
+      double* xr = x + r * ldx;
+      for (index_t i = 0; i < m; ++i) buf[i] = xr[rows[i]];
+      for (index_t j = ne - 1; j >= 0; --j) {
+        const double* lj = l + static_cast<size_t>(j) * m;
+        double s = buf[j];
+        for (index_t i = j + 1; i < m; ++i) s -= lj[i] * buf[i];
+        buf[j] = unit ? s : s / lj[j];
+      }
+      for (index_t i = 0; i < ne; ++i) xr[rows[i]] = buf[i];
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace ssids
