@@ -1,8 +1,140 @@
-// PLACEHOLDER — replaced by the real analyse phase.
+// analyse.cpp — ssids::analyse(): checks, ordering, symbolic factorization and maps (see ssids/analyse.hpp).
+//
+// Input: the caller's lower triangle (CSC, base 0 or 1); values are never read. Output: an immutable
+// detail::Symbolic (0-based, see symbolic.hpp). Steps and their cost:
+//  1. validate.cpp    checks and the graph of A + A^T                        O(n + nnz)
+//  2. ordering.cpp    METIS / natural / user order                           (METIS dominates)
+//  3. etree.cpp       etree (Liu), postorder, column counts (Gilbert-Ng-Peyton) O(nnz alpha)
+//     supernodes.cpp  fundamental supernodes + nemin amalgamation, final order O(n)
+//  4. maps.cpp        row lists, cmap, amap; tree_stats.cpp levels, statistics O(sum of row lists)
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <new>
+
+#include "analyse/etree.hpp"
+#include "analyse/maps.hpp"
+#include "analyse/ordering.hpp"
+#include "analyse/supernodes.hpp"
+#include "analyse/symbolic.hpp"
+#include "analyse/validate.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
+
 namespace ssids {
-Analysis analyse(const CscView&, const Options&, Inform&, const index_t*) {
-  throw Error(flag::unimplemented, "analyse not implemented yet");
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
+
+std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Options& options, Inform& inform,
+                                                    const index_t* order) {
+  using namespace detail;
+  const bool verbose = options.print_level > 0;
+  auto t = clock_type::now();
+  auto lap = [&](const char* what) {
+    if (verbose) std::fprintf(stderr, "ssids analyse: %-12s %8.3f s\n", what, seconds_since(t));
+    t = clock_type::now();
+  };
+
+  check_arguments(a);
+  InputCheck check;
+  Graph g = clean_pattern(a, check);
+  lap("check");
+
+  Vector<index_t> perm = fill_reducing_order(g, options.ordering, order, a.base);
+  Vector<index_t> invp = inverse_permutation(perm);
+  lap("ordering");
+
+  // etree of the ordered matrix, then renumber by its postorder: the fill is unchanged (any topological
+  // reordering of the etree is an equivalent ordering, Liu 1990) and subtrees become contiguous ranges
+  Vector<index_t> parent = elimination_tree(g, perm, invp);
+  {
+    Vector<index_t> post = tree_postorder(parent);
+    Vector<index_t> new_of_old = inverse_permutation(post);
+    Vector<index_t> pperm(perm.size()), pparent(parent.size());
+    for (size_t k = 0; k < post.size(); ++k) {
+      pperm[k] = perm[post[k]];
+      const index_t p = parent[post[k]];
+      pparent[k] = p == -1 ? -1 : new_of_old[p];
+    }
+    perm.swap(pperm);
+    parent.swap(pparent);
+    invp = inverse_permutation(perm);
+  }
+  Vector<index_t> colcount = column_counts(g, perm, invp, parent);
+  lap("etree+counts");
+
+  Partition part = find_supernodes(parent, colcount, options.nemin);
+  // allocated through the library allocator (failure injection sees it); handed out as const below
+  auto sym = std::allocate_shared<Symbolic>(Allocator<Symbolic>());
+  Symbolic& s = *sym;
+  s.n = a.n;
+  s.nnz_in = check.nnz_in;
+  s.nnz = check.nnz;
+  s.perm.resize(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) s.perm[k] = perm[part.old_of_new[k]];
+  s.invp = inverse_permutation(s.perm);
+  s.nsup = part.nsup;
+  s.sptr = std::move(part.sptr);
+  s.sparent = std::move(part.sparent);
+  lap("supernodes");
+
+  build_children(s);
+  build_row_lists(g, s);
+  build_cmap(s);
+  lap("row lists");
+  build_amap(a, s);
+  build_levels(s);
+  compute_statistics(s);
+  s.matrix_dup = check.dup;
+  s.matrix_outrange = check.outrange;
+  s.matrix_missing_diag = check.missing_diag;
+  s.matrix_upper = check.upper;
+  lap("maps");
+
+  inform.flag = input_warning(check, inform.message);
+  return sym;
+}
+
+}  // namespace
+
+Analysis analyse(const CscView& a, const Options& options, Inform& inform, const index_t* order) {
+  const auto t0 = clock_type::now();
+  inform.flag = flag::success;
+  inform.message.clear();
+  try {
+    std::shared_ptr<const detail::Symbolic> sym = run_analyse(a, options, inform, order);
+    const detail::Symbolic& s = *sym;
+    inform.matrix_dup = s.matrix_dup;
+    inform.matrix_outrange = s.matrix_outrange;
+    inform.matrix_missing_diag = s.matrix_missing_diag;
+    inform.matrix_upper = s.matrix_upper;
+    inform.num_sup = s.nsup;
+    inform.num_levels = s.num_levels;
+    inform.maxdepth = s.num_levels;
+    inform.maxsupernode = s.maxsupernode;
+    inform.maxfront = s.maxfront;
+    inform.num_factor = s.num_factor;
+    inform.num_flops = s.num_flops;
+    inform.memory_host = s.memory_host;
+    inform.time_analyse = seconds_since(t0);
+    return Analysis(std::move(sym));
+  } catch (const Error& e) {
+    inform.flag = e.code();
+    inform.message = e.what();
+    inform.time_analyse = seconds_since(t0);
+    throw;
+  } catch (const std::bad_alloc&) {
+    inform.flag = flag::allocation;
+    inform.message = "analyse: host allocation failed";
+    inform.time_analyse = seconds_since(t0);
+    throw Error(flag::allocation, inform.message);
+  }
+}
+
 }  // namespace ssids

@@ -35,15 +35,18 @@ void sort_unique(std::vector<std::pair<index_t, double>>& v) {
 
 }  // namespace
 
-// KKT matrix [H A^T; A -delta I] of a random sparse convex QP, unknowns ordered H's block (0..nvar-1) then
-// A's rows (nvar..nvar+ncon-1).
-//  * H: each column j gets up to 3 random strictly-lower off-diagonals with values in [-1, 1); then
-//    h_jj = sum_{i != j} |h_ij| + U[0.5, 1.5), so H is strictly diagonally dominant with a positive
+// KKT matrix [H A^T; A -delta I] of a random sparse convex QP with local coupling, unknowns ordered H's
+// block (0..nvar-1) then A's rows (nvar..nvar+ncon-1). The variables sit on a g x g grid (g = ceil(sqrt(nvar)),
+// variable j at (j mod g, j / g)) and every coupling is between grid neighbours, as in discretized optimal
+// control or PDE-constrained problems; a fill-reducing ordering then behaves as on a 2D mesh (random global
+// coupling would make the factor nearly dense).
+//  * H: column j couples to its right and upper grid neighbours (when they exist) with values in [-1, 1);
+//    then h_jj = sum_{i != j} |h_ij| + U[0.5, 1.5), so H is strictly diagonally dominant with a positive
 //    diagonal, hence SPD.
-//  * A: a seeded permutation p of the columns gives row r a pivot a_{r,p(r)} = +-U[1, 2); row r also gets
-//    up to 3 random entries in [-0.3, 0.3) in other columns. The square submatrix A(:, p(0..ncon-1)) is
-//    then strictly row diagonally dominant (off-diagonal row sum < 0.9 < 1 <= pivot), hence nonsingular,
-//    so A has full row rank.
+//  * A: row r has a pivot a_{r,p(r)} = +-U[1, 2) in column p(r) = floor(r * nvar / ncon) (strictly increasing
+//    since ncon < nvar), and up to 3 entries in [-0.3, 0.3) in grid neighbours of p(r). The square submatrix
+//    A(:, p(0..ncon-1)) is then strictly row diagonally dominant (off-diagonal row sum < 0.9 < 1 <= pivot),
+//    hence nonsingular, so A has full row rank.
 // With H SPD and A of full row rank, the Schur complement -delta I - A H^-1 A^T is negative definite for
 // every delta >= 0, so by Sylvester's law the inertia is exactly (nvar, ncon, 0).
 // The (2,2) diagonal entries are stored only when delta != 0 (a structurally zero block otherwise).
@@ -59,18 +62,16 @@ SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::u
 
   gen::Rng rng(seed);
   const std::size_t nv = static_cast<std::size_t>(nvar);
+  index_t g = static_cast<index_t>(std::ceil(std::sqrt(static_cast<double>(nvar))));
+  while (static_cast<std::int64_t>(g) * g < nvar) ++g;
 
-  // H's strictly lower part, column by column.
+  // H's strictly lower part, column by column: right neighbour j+1 (same grid row) and upper neighbour j+g.
   std::vector<std::vector<std::pair<index_t, double>>> hcol(nv);
   std::vector<double> abs_row_sum(nv, 0.0);
-  for (index_t j = 0; j + 1 < nvar; ++j) {
-    const index_t below = nvar - 1 - j;  // candidate rows j+1..nvar-1
+  for (index_t j = 0; j < nvar; ++j) {
     auto& c = hcol[j];
-    for (int t = 0; t < std::min<index_t>(h_offdiag_per_col, below); ++t) {
-      const index_t i = j + 1 + static_cast<index_t>(rng.below(static_cast<std::uint64_t>(below)));
-      c.emplace_back(i, rng.uniform(-1.0, 1.0));
-    }
-    sort_unique(c);
+    if ((j % g) + 1 < g && j + 1 < nvar) c.emplace_back(j + 1, rng.uniform(-1.0, 1.0));
+    if (static_cast<std::int64_t>(j) + g < nvar) c.emplace_back(j + g, rng.uniform(-1.0, 1.0));
     for (const auto& [i, v] : c) {
       abs_row_sum[j] += std::fabs(v);
       abs_row_sum[i] += std::fabs(v);
@@ -79,22 +80,19 @@ SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::u
   std::vector<double> hdiag(nv);
   for (std::size_t j = 0; j < nv; ++j) hdiag[j] = abs_row_sum[j] + rng.uniform(0.5, 1.5);
 
-  // A's pivot columns: a Fisher-Yates shuffle of 0..nvar-1, of which the first ncon are used.
-  std::vector<index_t> perm(nv);
-  for (index_t i = 0; i < nvar; ++i) perm[i] = i;
-  for (index_t i = nvar - 1; i > 0; --i)
-    std::swap(perm[i], perm[static_cast<index_t>(rng.below(static_cast<std::uint64_t>(i) + 1))]);
-
   // A row by row, then bucketed by column: A^T's columns are the lower part of the KKT's first block columns.
   std::vector<std::vector<std::pair<index_t, double>>> acol(nv);  // (row of KKT, value)
   std::vector<std::pair<index_t, double>> arow;
+  const std::int64_t offsets[4] = {1, -1, g, -static_cast<std::int64_t>(g)};
   for (index_t r = 0; r < ncon; ++r) {
     arow.clear();
+    const index_t pc = static_cast<index_t>(static_cast<std::int64_t>(r) * nvar / ncon);
     const double sign = rng.below(2) ? 1.0 : -1.0;
-    arow.emplace_back(perm[r], sign * rng.uniform(1.0, 2.0));  // first, so sort_unique keeps it
+    arow.emplace_back(pc, sign * rng.uniform(1.0, 2.0));  // first, so sort_unique keeps it
     for (int t = 0; t < a_extra_per_row; ++t) {
-      const index_t c = static_cast<index_t>(rng.below(nv));
-      arow.emplace_back(c, rng.uniform(-a_extra_max, a_extra_max));
+      const std::int64_t c = pc + offsets[rng.below(4)];
+      const double v = rng.uniform(-a_extra_max, a_extra_max);
+      if (c >= 0 && c < nvar) arow.emplace_back(static_cast<index_t>(c), v);
     }
     sort_unique(arow);
     for (const auto& [c, v] : arow) acol[c].emplace_back(nvar + r, v);  // r ascending: rows stay sorted

@@ -1,0 +1,87 @@
+// ordering.cpp — fill-reducing orderings (see ordering.hpp).
+// METIS 5 convention (METIS 5 manual, METIS_NodeND): row i of the permuted matrix is row perm[i] of A and
+// iperm[v] is the position of vertex v, i.e. METIS's perm is our perm and its iperm our invp.
+#include "analyse/ordering.hpp"
+
+#include <metis.h>
+
+#include <climits>
+#include <string>
+
+#include "ssids/error.hpp"
+
+namespace ssids {
+namespace detail {
+
+Vector<index_t> inverse_permutation(const Vector<index_t>& perm) {
+  Vector<index_t> invp(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) invp[perm[k]] = static_cast<index_t>(k);
+  return invp;
+}
+
+namespace {
+
+Vector<index_t> identity(index_t n) {
+  Vector<index_t> p(static_cast<size_t>(n));
+  for (index_t k = 0; k < n; ++k) p[k] = k;
+  return p;
+}
+
+Vector<index_t> metis_order(const Graph& g) {
+  const index_t n = g.n;
+  // METIS cannot handle a graph without edges (and n = 1 is trivial): any order gives no fill.
+  if (n <= 1 || g.num_edges() == 0) return identity(n);
+  if (g.num_edges() > static_cast<offset_t>(INT32_MAX))
+    throw Error(flag::unknown, "METIS failed: the graph has " + std::to_string(g.num_edges()) +
+                                   " adjacency entries, more than 32-bit METIS (idx_t) can index");
+  static_assert(sizeof(idx_t) == 4 || sizeof(idx_t) == 8, "unexpected METIS idx_t");
+  Vector<idx_t> xadj(static_cast<size_t>(n) + 1), adjncy(static_cast<size_t>(g.num_edges()));
+  for (index_t v = 0; v <= n; ++v) xadj[v] = static_cast<idx_t>(g.ptr[v]);
+  for (size_t k = 0; k < adjncy.size(); ++k) adjncy[k] = g.adj[k];
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_NUMBERING] = 0;
+  idx_t nv = n;
+  Vector<idx_t> mperm(static_cast<size_t>(n)), miperm(static_cast<size_t>(n));
+  const int rc = METIS_NodeND(&nv, xadj.data(), adjncy.data(), nullptr, options, mperm.data(), miperm.data());
+  if (rc != METIS_OK)
+    throw Error(rc == METIS_ERROR_MEMORY ? flag::allocation : flag::unknown,
+                "METIS failed: METIS_NodeND returned " + std::to_string(rc));
+  Vector<index_t> perm(static_cast<size_t>(n));
+  for (index_t k = 0; k < n; ++k) perm[k] = static_cast<index_t>(mperm[k]);
+  return perm;
+}
+
+Vector<index_t> user_perm(index_t n, const index_t* order, int base) {
+  if (n > 0 && !order) throw Error(flag::missing_data, "analyse: Ordering::user needs an order array");
+  Vector<index_t> perm(static_cast<size_t>(n), -1);
+  for (index_t i = 0; i < n; ++i) {
+    const index_t pos = order[i] - base;
+    if (pos < 0 || pos >= n)
+      throw Error(flag::bad_order, "analyse: order[" + std::to_string(i) + "] = " + std::to_string(order[i]) +
+                                       " is outside [" + std::to_string(base) + ", " + std::to_string(base + n) + ")");
+    if (perm[pos] != -1)
+      throw Error(flag::bad_order, "analyse: order is not a permutation: position " + std::to_string(order[i]) +
+                                       " is given to variables " + std::to_string(perm[pos] + base) + " and " +
+                                       std::to_string(i + base));
+    perm[pos] = i;
+  }
+  return perm;
+}
+
+}  // namespace
+
+Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const index_t* user_order, int base) {
+  switch (ordering) {
+    case Ordering::metis: return metis_order(g);
+    case Ordering::natural: return identity(g.n);
+    case Ordering::user: return user_perm(g.n, user_order, base);
+    case Ordering::matching:
+      throw Error(flag::unimplemented, "analyse: Ordering::matching is not available yet");
+    case Ordering::amd: throw Error(flag::unimplemented, "analyse: Ordering::amd is not available yet");
+  }
+  throw Error(flag::bad_input, "analyse: unknown ordering " + std::to_string(static_cast<int>(ordering)));
+}
+
+}  // namespace detail
+}  // namespace ssids

@@ -1,0 +1,81 @@
+// supernodes.cpp — fundamental supernodes and amalgamation (see supernodes.hpp).
+//
+// Conventions: 0-based pivot positions of a postordered elimination tree, so a fundamental supernode is a
+// run of consecutive columns. Liu, Ng & Peyton, "On finding supernodes for sparse matrix computations",
+// SIAM J. Matrix Anal. Appl. 14 (1993): column j+1 extends j's supernode iff parent(j) = j+1, j is the only
+// child of j+1 and colcount(j) = colcount(j+1) + 1. Amalgamation follows SPRAL SSIDS's documented meaning of
+// options%nemin: a child is merged into its parent if both have fewer than nemin eliminated variables.
+#include "analyse/supernodes.hpp"
+
+#include <algorithm>
+
+namespace ssids {
+namespace detail {
+
+Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin) {
+  const index_t n = static_cast<index_t>(parent.size());
+  nemin = std::max(nemin, 1);
+  Partition out;
+  out.sptr.assign(1, 0);
+  if (n == 0) return out;
+
+  // 1. fundamental supernodes: fs[f] .. fs[f+1]-1
+  Vector<index_t> nchild(static_cast<size_t>(n), 0);
+  for (index_t j = 0; j < n; ++j)
+    if (parent[j] != -1) ++nchild[parent[j]];
+  Vector<index_t> fs;
+  fs.reserve(static_cast<size_t>(n) + 1);
+  Vector<index_t> col_node(static_cast<size_t>(n));
+  for (index_t j = 0; j < n; ++j) {
+    const bool extends = j > 0 && parent[j - 1] == j && nchild[j] == 1 && colcount[j - 1] == colcount[j] + 1;
+    if (!extends) fs.push_back(j);
+    col_node[j] = static_cast<index_t>(fs.size()) - 1;
+  }
+  const index_t nf = static_cast<index_t>(fs.size());
+  fs.push_back(n);
+  Vector<index_t> fparent(static_cast<size_t>(nf));
+  for (index_t f = 0; f < nf; ++f) {
+    const index_t p = parent[fs[f + 1] - 1];
+    fparent[f] = p == -1 ? -1 : col_node[p];
+  }
+
+  // 2. amalgamation. Nodes are visited in increasing (post)order, so when f is visited all its children
+  // have already decided; f is still the top of its group, whose size is ncols[f].
+  Vector<index_t> ncols(static_cast<size_t>(nf)), merged_into(static_cast<size_t>(nf), -1);
+  for (index_t f = 0; f < nf; ++f) ncols[f] = fs[f + 1] - fs[f];
+  for (index_t f = 0; f < nf; ++f) {
+    const index_t p = fparent[f];
+    if (p != -1 && ncols[f] < nemin && ncols[p] < nemin) {
+      merged_into[f] = p;
+      ncols[p] += ncols[f];
+    }
+  }
+  // group top of every fundamental node (merged_into[f] > f, so decreasing order sees the target first)
+  Vector<index_t> top(static_cast<size_t>(nf));
+  for (index_t f = nf - 1; f >= 0; --f) top[f] = merged_into[f] == -1 ? f : top[merged_into[f]];
+
+  // 3. final nodes = group tops in increasing order. A group is a connected subtree of the fundamental tree
+  // and each top's subtree is a contiguous range of the fundamental postorder, so this is a postorder of the
+  // contracted tree. Within a node, columns keep their old (topological) order, so merged children come first.
+  Vector<index_t> node_of_top(static_cast<size_t>(nf), -1);
+  index_t nsup = 0;
+  for (index_t f = 0; f < nf; ++f)
+    if (top[f] == f) node_of_top[f] = nsup++;
+  out.nsup = nsup;
+  out.sptr.assign(static_cast<size_t>(nsup) + 1, 0);
+  out.sparent.assign(static_cast<size_t>(nsup), -1);
+  for (index_t f = 0; f < nf; ++f) out.sptr[node_of_top[top[f]] + 1] += fs[f + 1] - fs[f];
+  for (index_t s = 0; s < nsup; ++s) out.sptr[s + 1] += out.sptr[s];
+  for (index_t f = 0; f < nf; ++f)
+    if (top[f] == f && fparent[f] != -1) out.sparent[node_of_top[f]] = node_of_top[top[fparent[f]]];
+  out.old_of_new.resize(static_cast<size_t>(n));
+  Vector<index_t> next(out.sptr.begin(), out.sptr.end() - 1);
+  for (index_t f = 0; f < nf; ++f) {
+    index_t& k = next[node_of_top[top[f]]];
+    for (index_t j = fs[f]; j < fs[f + 1]; ++j) out.old_of_new[k++] = j;
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace ssids

@@ -1,0 +1,23 @@
+// supernodes.hpp — fundamental supernodes, amalgamation and the final pivot order (analyse step 3b).
+// Input: a postordered elimination tree (0-based pivot positions) and its column counts.
+#pragma once
+#include "analyse/pattern.hpp"
+
+namespace ssids {
+namespace detail {
+
+struct Partition {
+  index_t nsup = 0;
+  Vector<index_t> sptr;     ///< nsup+1, columns of node s are new positions sptr[s] .. sptr[s+1]-1
+  Vector<index_t> sparent;  ///< nsup, -1 for roots; nodes are in a postorder (child < parent)
+  Vector<index_t> old_of_new;  ///< n: new pivot position k was position old_of_new[k] of the input order
+};
+
+/// Fundamental supernodes (Liu, Ng & Peyton 1993) merged by SPRAL's amalgamation rule: a child joins its
+/// parent when both have fewer than nemin (clamped to >= 1) columns; nodes are considered in increasing
+/// order, so the result is deterministic. The returned order keeps every node's columns contiguous, places
+/// merged children's columns before the parent's own, and numbers nodes in a postorder.
+Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin);
+
+}  // namespace detail
+}  // namespace ssids
