@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <cmath>
 #include <string>
 
@@ -27,6 +29,43 @@ namespace ssids {
 namespace detail {
 
 namespace {
+
+/// Recycles contribution-block buffers between nodes: a child's block is released when its parent has
+/// assembled it, and is often big enough for a later block. Reusing it avoids returning memory to the
+/// system and faulting fresh pages in again, which otherwise costs as much as the arithmetic on mid-size
+/// fronts. Values never depend on which buffer is used.
+class BufferPool {
+ public:
+  explicit BufferPool(size_t max_cached_doubles) : limit_(max_cached_doubles) {}
+  /// A buffer of exactly n doubles (contents unspecified).
+  Vector<double> take(size_t n) {
+    Vector<double> v;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.lower_bound(n);
+      if (it != free_.end() && it->first <= 8 * n + 4096) {
+        v = std::move(it->second);
+        cached_ -= it->first;
+        free_.erase(it);
+      }
+    }
+    v.resize(n);
+    return v;
+  }
+  void give(Vector<double>&& v) {
+    const size_t cap = v.capacity();
+    if (cap == 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (cached_ + cap > limit_) return;  // v is freed when it goes out of scope
+    cached_ += cap;
+    free_.emplace(cap, std::move(v));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::multimap<size_t, Vector<double>> free_;
+  size_t cached_ = 0, limit_;
+};
 
 /// Per-node output of the numeric phase, gathered into NumericFactors afterwards.
 struct NodeResult {
@@ -41,6 +80,8 @@ struct NodeResult {
 
 struct Context {
   const Symbolic& sym;
+  Vector<Vector<double>>& workspace;  // one front buffer per OpenMP thread, grown as needed
+  BufferPool& pool;                   // contribution blocks
   const double* val;
   const double* scale;  // by original variable, or null
   Mode mode;
@@ -74,8 +115,16 @@ void factor_node(const Context& ctx, index_t s) {
   for (index_t k = 0; k < ncol; ++k) r.vars[k] = sym.perm[sym.sptr[s] + k];
   for (index_t k = ncol; k < nrow; ++k) r.vars[k + ndelay] = sym.perm[sym.rlist[rbase + k]];
 
-  Vector<double> front(static_cast<size_t>(m) * m, 0.0);
+  // the front lives in this thread's workspace (reused from node to node: allocating and faulting in a
+  // fresh m*m buffer per node costs more than the arithmetic on mid-size fronts); only its lower
+  // triangle is read or written, so only that is cleared
+  Vector<double>& front = ctx.workspace[omp_get_thread_num()];
   const size_t ld = static_cast<size_t>(m);
+  if (front.size() < ld * ld) {
+    Vector<double>().swap(front);
+    front.resize(ld * ld);
+  }
+  for (size_t j = 0; j < ld; ++j) std::fill(front.begin() + j * ld + j, front.begin() + (j + 1) * ld, 0.0);
 
   // entries of A
   for (offset_t e = sym.amap_ptr[s]; e < sym.amap_ptr[s + 1]; ++e) {
@@ -112,7 +161,8 @@ void factor_node(const Context& ctx, index_t s) {
         else front[fj + fi * ld] += v;
       }
     }
-    Vector<double>().swap(ch.cb);  // the child's contribution block is no longer needed
+    ctx.pool.give(std::move(ch.cb));  // the child's contribution block is no longer needed
+    ch.cb = Vector<double>();
   }
 
   // dense partial factorization
@@ -141,7 +191,7 @@ void factor_node(const Context& ctx, index_t s) {
   for (index_t j = 0; j < nelim; ++j)
     for (index_t i = 0; i < j; ++i) r.l[i + static_cast<size_t>(j) * m] = 0.0;
   const index_t mc = m - nelim;
-  r.cb.resize(static_cast<size_t>(mc) * mc);
+  r.cb = ctx.pool.take(static_cast<size_t>(mc) * mc);
   for (index_t j = 0; j < mc; ++j)
     for (index_t i = j; i < mc; ++i)
       r.cb[i + static_cast<size_t>(j) * mc] = front[(nelim + i) + (nelim + j) * ld];
@@ -157,7 +207,10 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
                              const Options& options, NumericFactors& out, Inform& inform) {
   const index_t nsup = sym.nsup;
   Vector<NodeResult> res(nsup);
-  Context ctx{sym, val, scale, mode, DenseLdltOptions{}, res};
+  int nthreads = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
+  Vector<Vector<double>> workspace(nthreads);
+  BufferPool pool(4 * static_cast<size_t>(sym.maxfront) * sym.maxfront + (size_t(1) << 22));
+  Context ctx{sym, workspace, pool, val, scale, mode, DenseLdltOptions{}, res};
   ctx.dense.u = std::min(0.5, std::max(0.0, options.u));
   ctx.dense.small = options.small;
   ctx.dense.block_size = std::max(8, options.cpu_block_size);
@@ -186,7 +239,6 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
     else if (!parent_small) unit_roots.push_back(s);
   }
 
-  int nthreads = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
   std::string err_msg;
   std::atomic<int> err_code{0};
 #pragma omp parallel num_threads(nthreads)
@@ -238,19 +290,15 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
   // gather into the shared layout, summing statistics in node order
   out.n = sym.n;
   out.nodes.resize(nsup);
-  offset_t lsize = 0, rsize = 0;
-  for (index_t s = 0; s < nsup; ++s) {
-    lsize += static_cast<offset_t>(res[s].m) * res[s].nelim;
-    rsize += res[s].m;
-  }
-  out.lval.resize(lsize);
+  offset_t rsize = 0;
+  for (index_t s = 0; s < nsup; ++s) rsize += res[s].m;
   out.rows.resize(rsize);
   out.pivot_var.resize(sym.n);
   if (mode == Mode::indefinite) {
     out.d.assign(2 * static_cast<size_t>(sym.n), 0.0);
     out.dinv.assign(2 * static_cast<size_t>(sym.n), 0.0);
   }
-  offset_t lp = 0, rp = 0;
+  offset_t rp = 0;
   index_t pos = 0;
   offset_t num_factor = 0, num_flops = 0;
   int num_delay = 0, maxfront = 0;
@@ -262,9 +310,8 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
     f.nrow = r.m;
     f.ndelay_in = r.ndelay_in;
     f.pos = pos;
-    f.lptr = lp;
     f.row_ptr = rp;
-    std::copy(r.l.begin(), r.l.end(), out.lval.begin() + lp);
+    f.l = std::move(r.l);
     std::copy(r.vars.begin(), r.vars.end(), out.rows.begin() + rp);
     for (index_t k = 0; k < r.nelim; ++k) out.pivot_var[pos + k] = r.vars[k];
     if (mode == Mode::indefinite) {
@@ -285,7 +332,6 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
         }
       }
     }
-    lp += static_cast<offset_t>(r.m) * r.nelim;
     rp += r.m;
     pos += r.nelim;
     num_delay += r.p - r.nelim;
@@ -300,7 +346,6 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
     tot.num_neg += r.stats.num_neg;
     tot.num_pos += r.stats.num_pos;
     tot.num_zero += r.stats.num_zero;
-    Vector<double>().swap(r.l);
   }
   if (pos != sym.n) throw Error(flag::unknown, "internal error: not every column was eliminated");
 

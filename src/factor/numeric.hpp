@@ -2,8 +2,8 @@
 // and GPU paths (the GPU copies its factors into this layout on request).
 //
 // Conventions (0-based):
-//  * Node s of the assembly tree eliminated nelim columns. Its L block is nrow x nelim, column-major
-//    with leading dimension nrow, at lval[lptr .. lptr + nrow*nelim). Its rows are the ORIGINAL variable
+//  * Node s of the assembly tree eliminated nelim columns. Its L block is nodes[s].l, nrow x nelim,
+//    column-major with leading dimension nrow (strict upper triangle stored as 0). Its rows are the ORIGINAL variable
 //    indices rows[row_ptr .. row_ptr + nrow); the first nelim are the variables eliminated at the node,
 //    in pivot order. Indefinite mode: L is unit lower triangular (diagonal stored as 1.0; the (k+1,k)
 //    entry of a 2x2 pivot stored as 0.0). Posdef mode: L is the Cholesky factor with its diagonal.
@@ -27,7 +27,7 @@ struct NodeFactor {
   index_t nrow = 0;       ///< rows of the L block (front size including delayed rows)
   index_t ndelay_in = 0;  ///< delayed columns received from children
   index_t pos = 0;        ///< first pivot position owned by this node
-  offset_t lptr = 0;      ///< offset of the L block in lval
+  Vector<double> l;       ///< the L block (nrow x nelim, ld nrow)
   offset_t row_ptr = 0;   ///< offset of the row list in rows
 };
 
@@ -37,7 +37,6 @@ struct NumericFactors {
   Backend backend = Backend::cpu;
   index_t n = 0;
   Vector<NodeFactor> nodes;   ///< nsup
-  Vector<double> lval;
   Vector<index_t> rows;
   Vector<double> d;           ///< 2n (indefinite)
   Vector<double> dinv;        ///< 2n (indefinite)

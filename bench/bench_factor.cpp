@@ -1,0 +1,341 @@
+// bench_factor.cpp — end-to-end rate of analyse / factor / solve over a list of sparse problems.
+//
+// Usage: bench_factor [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json]
+//                     [--dgemm-n N] SPEC...
+// SPEC is a Matrix Market file (plain or .gz) or a gen: spec (see ssids::load_symmetric), e.g.
+// gen:laplace3d:50. For each problem: read/generate (timed once), analyse (timed once), one warm-up
+// factorization, then R timed factorizations (median and min; the previous factors are released
+// before each timed call, outside the timing), then R timed full solves with one right-hand side
+// b = A*1 (median; copying b into x is outside the timing). The backward error is
+// ssids::scaled_backward_error of the x returned by solve_refined with 0 refinement steps.
+// flops and nnz(L) are the actual values from the factorization's Inform; GFlop/s = flops / median
+// factor time. Reference: square dgemm (n = 4000 unless --dgemm-n) through the Fortran BLAS with
+// T threads (omp_set_num_threads(T); the library itself runs BLAS single-threaded inside its own
+// parallel regions), best of 3 runs, 2 n^3 flops. The GPU dgemm reference is not measured here yet.
+// Times are wall-clock seconds (std::chrono::steady_clock). A library error (ssids::Error) for one
+// problem is reported in its row and the run continues; the exit status is 1 if any problem failed.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "common/blas.hpp"
+#include "ssids/analyse.hpp"
+#include "ssids/csc.hpp"
+#include "ssids/error.hpp"
+#include "ssids/factor.hpp"
+#include "ssids/generate.hpp"
+#include "ssids/refine.hpp"
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> t) {
+  if (t.empty()) return 0.0;
+  std::sort(t.begin(), t.end());
+  const size_t m = t.size() / 2;
+  return t.size() % 2 ? t[m] : 0.5 * (t[m - 1] + t[m]);
+}
+
+struct Config {
+  ssids::Backend backend = ssids::Backend::cpu;
+  int threads = 0;  // 0: omp_get_max_threads()
+  int repeat = 3;
+  bool posdef = false;
+  bool json = false;
+  int dgemm_n = 4000;  // 0: skip the reference
+  std::vector<std::string> specs;
+};
+
+struct Result {
+  std::string name;
+  bool ok = false;
+  int error_code = 0;
+  std::string error_message;
+  long long n = 0, nnz = 0, num_factor_pred = 0, num_factor = 0, num_flops = 0;
+  double time_read = 0, time_analyse = 0, time_factor_median = 0, time_factor_min = 0, gflops = 0;
+  int num_delay = 0, num_two = 0, num_neg = 0;
+  double time_solve_median = 0, backward_error = 0;
+  std::string backend;
+};
+
+const char* backend_name(ssids::Backend b) {
+  switch (b) {
+    case ssids::Backend::cpu: return "cpu";
+    case ssids::Backend::gpu: return "gpu";
+    case ssids::Backend::automatic: return "auto";
+  }
+  return "?";
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+/// Name shown for a spec: a gen: spec as given, a file by its base name.
+std::string display_name(const std::string& spec) {
+  if (spec.rfind("gen:", 0) == 0) return spec;
+  const size_t slash = spec.find_last_of('/');
+  return slash == std::string::npos ? spec : spec.substr(slash + 1);
+}
+
+/// Best-of-3 square dgemm rate in GFlop/s with the current OpenMP thread count.
+double dgemm_gflops(int n) {
+  const size_t nn = static_cast<size_t>(n) * n;
+  std::vector<double> a(nn), b(nn), c(nn, 0.0);
+  for (size_t i = 0; i < nn; ++i) {
+    a[i] = 0.5 + 1e-3 * static_cast<double>(i % 97);
+    b[i] = 0.25 - 1e-3 * static_cast<double>(i % 89);
+  }
+  double best = 1e300;
+  for (int r = 0; r < 3; ++r) {
+    const double t0 = now();
+    ssids::blas::gemm('N', 'N', n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
+    best = std::min(best, now() - t0);
+  }
+  return 2.0 * n * static_cast<double>(n) * n / best * 1e-9;
+}
+
+Result run_problem(const std::string& spec, const Config& cfg) {
+  Result res;
+  res.name = display_name(spec);
+  try {
+    double t0 = now();
+    const ssids::SymmetricMatrix a = ssids::load_symmetric(spec);
+    res.time_read = now() - t0;
+    res.n = a.n;
+    res.nnz = a.nnz();
+
+    ssids::Options opt;
+    opt.backend = cfg.backend;
+    opt.num_threads = cfg.threads;
+    const ssids::Mode mode = cfg.posdef ? ssids::Mode::posdef : ssids::Mode::indefinite;
+
+    ssids::Inform ainf;
+    t0 = now();
+    const ssids::Analysis an = ssids::analyse(a.view(), opt, ainf);
+    res.time_analyse = now() - t0;
+    res.num_factor_pred = an.num_factor();
+
+    ssids::Inform finf;
+    ssids::Factors f = ssids::factor(an, a.val.data(), mode, opt, finf);  // warm-up
+    std::vector<double> tf;
+    for (int r = 0; r < cfg.repeat; ++r) {
+      f = ssids::Factors();  // release the previous factors outside the timing
+      finf = ssids::Inform();
+      t0 = now();
+      f = ssids::factor(an, a.val.data(), mode, opt, finf);
+      tf.push_back(now() - t0);
+    }
+    res.time_factor_median = median(tf);
+    res.time_factor_min = *std::min_element(tf.begin(), tf.end());
+    res.num_factor = finf.num_factor;
+    res.num_flops = finf.num_flops;
+    res.gflops = res.time_factor_median > 0 ? static_cast<double>(res.num_flops) / res.time_factor_median * 1e-9 : 0.0;
+    res.num_delay = finf.num_delay;
+    res.num_two = finf.num_two;
+    res.num_neg = finf.num_neg;
+    res.backend = backend_name(f.backend());
+
+    const size_t n = static_cast<size_t>(a.n);
+    std::vector<double> ones(n, 1.0), b(n), x(n);
+    ssids::symmetric_multiply(a, ones.data(), b.data());
+    ssids::Inform sinf;
+    std::vector<double> ts;
+    for (int r = 0; r < cfg.repeat; ++r) {
+      x = b;
+      t0 = now();
+      f.solve(ssids::SolveJob::full, 1, x.data(), a.n, sinf);
+      ts.push_back(now() - t0);
+    }
+    res.time_solve_median = median(ts);
+
+    ssids::RefineOptions ropt;
+    ropt.max_steps = 0;
+    ssids::solve_refined(a, f, 1, b.data(), a.n, x.data(), a.n, ropt, sinf);
+    res.backward_error = ssids::scaled_backward_error(a, x.data(), b.data(), 1, a.n);
+    res.ok = true;
+  } catch (const ssids::Error& e) {
+    res.error_code = e.code();
+    res.error_message = e.what();
+  } catch (const std::bad_alloc&) {
+    res.error_code = ssids::flag::allocation;
+    res.error_message = "allocation failed (std::bad_alloc)";
+  } catch (const std::exception& e) {
+    res.error_code = ssids::flag::unknown;
+    res.error_message = e.what();
+  }
+  return res;
+}
+
+void print_json(const Result& r, int threads) {
+  if (!r.ok) {
+    std::printf("{\"name\":%s,\"error\":%d,\"message\":%s,\"threads\":%d}\n", json_string(r.name).c_str(),
+                r.error_code, json_string(r.error_message).c_str(), threads);
+    return;
+  }
+  std::printf(
+      "{\"name\":%s,\"n\":%lld,\"nnz\":%lld,\"num_factor_predicted\":%lld,\"num_factor\":%lld,\"num_flops\":%lld,"
+      "\"time_read\":%.6g,\"time_analyse\":%.6g,\"time_factor_median\":%.6g,\"time_factor_min\":%.6g,"
+      "\"gflops\":%.6g,\"num_delay\":%d,\"num_two\":%d,\"num_neg\":%d,\"time_solve_median\":%.6g,"
+      "\"backward_error\":%.3e,\"backend\":%s,\"threads\":%d}\n",
+      json_string(r.name).c_str(), r.n, r.nnz, r.num_factor_pred, r.num_factor, r.num_flops, r.time_read,
+      r.time_analyse, r.time_factor_median, r.time_factor_min, r.gflops, r.num_delay, r.num_two, r.num_neg,
+      r.time_solve_median, r.backward_error, json_string(r.backend).c_str(), threads);
+}
+
+void print_header(int w) {
+  std::printf("%-*s %9s %10s %11s %11s %10s %8s %8s %8s %8s %7s %6s %6s %8s %8s %9s %8s %s\n", w, "name", "n",
+              "nnz(A)", "nnz(L)pred", "nnz(L)", "flops", "t_read", "t_anal", "t_fact", "t_fmin", "GFlop/s", "%dgemm",
+              "delay", "2x2", "neg", "t_solve", "bwd_err", "backend");
+}
+
+void print_row(const Result& r, int w, double ref_gflops) {
+  if (!r.ok) {
+    std::printf("%-*s error %d: %s\n", w, r.name.c_str(), r.error_code, r.error_message.c_str());
+    return;
+  }
+  char frac[16] = "n/a";
+  if (r.backend == "cpu" && ref_gflops > 0) std::snprintf(frac, sizeof frac, "%.1f%%", 100.0 * r.gflops / ref_gflops);
+  std::printf("%-*s %9lld %10lld %11lld %11lld %10.3e %8.3f %8.3f %8.4f %8.4f %7.2f %6s %6d %8d %8d %9.5f %8.1e",
+              w, r.name.c_str(), r.n, r.nnz, r.num_factor_pred, r.num_factor, static_cast<double>(r.num_flops),
+              r.time_read, r.time_analyse, r.time_factor_median, r.time_factor_min, r.gflops, frac, r.num_delay,
+              r.num_two, r.num_neg, r.time_solve_median, r.backward_error);
+  std::printf(" %s\n", r.backend.c_str());
+}
+
+void usage(const char* prog) {
+  std::fprintf(stderr,
+               "usage: %s [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json] [--dgemm-n N] "
+               "SPEC...\n"
+               "  SPEC: a Matrix Market file or gen:KIND:ARGS\n"
+               "  --threads T   OpenMP threads for the library and the dgemm reference (default: OpenMP default)\n"
+               "  --repeat R    timed factorizations and solves per problem (default 3)\n"
+               "  --posdef      Cholesky (Mode::posdef) instead of LDL^T\n"
+               "  --json        one JSON object per line instead of the table\n"
+               "  --dgemm-n N   size of the dgemm reference (default 4000; 0 skips it)\n"
+               "%s\n",
+               prog, ssids::generator_help().c_str());
+}
+
+bool parse_int(const char* s, int min, int* out) {
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  if (!s[0] || *end || v < min || v > 1000000000L) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config cfg;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--help" || arg == "-h") {
+      usage(argv[0]);
+      return 0;
+    } else if (arg == "--backend" && has_value) {
+      const std::string v = argv[++i];
+      if (v == "cpu") cfg.backend = ssids::Backend::cpu;
+      else if (v == "gpu") cfg.backend = ssids::Backend::gpu;
+      else if (v == "auto") cfg.backend = ssids::Backend::automatic;
+      else {
+        std::fprintf(stderr, "unknown backend '%s' (cpu, gpu or auto)\n", v.c_str());
+        return 2;
+      }
+    } else if (arg == "--threads" && has_value) {
+      if (!parse_int(argv[++i], 1, &cfg.threads)) {
+        std::fprintf(stderr, "--threads needs an integer >= 1\n");
+        return 2;
+      }
+    } else if (arg == "--repeat" && has_value) {
+      if (!parse_int(argv[++i], 1, &cfg.repeat)) {
+        std::fprintf(stderr, "--repeat needs an integer >= 1\n");
+        return 2;
+      }
+    } else if (arg == "--dgemm-n" && has_value) {
+      if (!parse_int(argv[++i], 0, &cfg.dgemm_n)) {
+        std::fprintf(stderr, "--dgemm-n needs an integer >= 0\n");
+        return 2;
+      }
+    } else if (arg == "--posdef") {
+      cfg.posdef = true;
+    } else if (arg == "--json") {
+      cfg.json = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      std::fprintf(stderr, "unknown or incomplete option '%s'\n", arg.c_str());
+      usage(argv[0]);
+      return 2;
+    } else {
+      cfg.specs.push_back(arg);
+    }
+  }
+  if (cfg.specs.empty()) {
+    usage(argv[0]);
+    return 2;
+  }
+  if (cfg.threads > 0) omp_set_num_threads(cfg.threads);
+  const int threads = cfg.threads > 0 ? cfg.threads : omp_get_max_threads();
+  cfg.threads = threads;
+
+  // dgemm reference (CPU); the GPU one is measured by another tool.
+  const bool want_cpu_ref = cfg.backend != ssids::Backend::gpu && cfg.dgemm_n > 0;
+  const double ref = want_cpu_ref ? dgemm_gflops(cfg.dgemm_n) : 0.0;
+  const bool want_gpu_ref = cfg.backend != ssids::Backend::cpu;
+  if (cfg.json) {
+    std::printf("{\"dgemm_reference\":\"cpu\",\"dgemm_n\":%d,\"gflops\":", cfg.dgemm_n);
+    if (want_cpu_ref) std::printf("%.6g", ref);
+    else std::printf("null");
+    std::printf(",\"threads\":%d%s}\n", threads, want_gpu_ref ? ",\"gpu_gflops\":null" : "");
+  } else {
+    std::printf("mode: %s  backend requested: %s  threads: %d  repeat: %d\n", cfg.posdef ? "posdef" : "indefinite",
+                backend_name(cfg.backend), threads, cfg.repeat);
+    if (want_cpu_ref) std::printf("cpu dgemm reference: n=%d, %d threads, best of 3: %.2f GFlop/s\n", cfg.dgemm_n,
+                                  threads, ref);
+    else std::printf("cpu dgemm reference: not measured\n");
+    if (want_gpu_ref) std::printf("gpu dgemm reference: n/a\n");
+  }
+  std::fflush(stdout);
+
+  int w = 4;
+  for (const auto& s : cfg.specs) w = std::max(w, static_cast<int>(display_name(s).size()));
+  if (!cfg.json) print_header(w);
+
+  bool failed = false;
+  for (const auto& spec : cfg.specs) {
+    const Result r = run_problem(spec, cfg);
+    failed = failed || !r.ok;
+    if (cfg.json) print_json(r, threads);
+    else print_row(r, w, ref);
+    std::fflush(stdout);
+  }
+  return failed ? 1 : 0;
+}
