@@ -1,0 +1,32 @@
+// matching.hpp — maximum-product weighted bipartite matching (MC64-style), shared by the LDL^T path's
+// matching-based scaling/ordering and the SaP path's diagonal boosting. One implementation, one place.
+//
+// Conventions: the matrix is n x n, general (both triangles given), compressed sparse column, 0-based,
+// row indices within a column in any order, no duplicates. Explicit zeros are treated as absent.
+#pragma once
+#include "ssids/memory.hpp"
+#include "ssids/types.hpp"
+
+namespace ssids {
+namespace detail {
+
+struct MatchingResult {
+  /// row_of_col[j] = row matched to column j, or -1 when column j is unmatched (structurally singular).
+  Vector<index_t> row_of_col;
+  /// col_of_row[i] = column matched to row i, or -1.
+  Vector<index_t> col_of_row;
+  index_t matched = 0;  ///< cardinality of the matching (n when structurally nonsingular)
+  /// Scaling from the optimal dual variables (MC64 job 5): with r_i = exp(row_log_scale[i]) and
+  /// c_j = exp(col_log_scale[j]), every |r_i a_ij c_j| <= 1 and matched entries have |r_i a_ij c_j| = 1
+  /// (up to rounding). For unmatched rows/columns the scale is chosen so the bound still holds.
+  Vector<double> row_log_scale, col_log_scale;
+};
+
+/// Maximum-product matching: among matchings of maximum cardinality, maximizes the product of
+/// |a_{row_of_col[j], j}|. Weights c_ij = log max_k |a_kj| - log |a_ij| >= 0 are minimized by an initial
+/// greedy assignment followed by shortest augmenting paths (Dijkstra with reduced costs).
+/// Throws Error(bad_input) on malformed input (indices out of range, n < 0).
+MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val);
+
+}  // namespace detail
+}  // namespace ssids
