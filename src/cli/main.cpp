@@ -23,9 +23,14 @@ const char* main_help =
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+  if (argc < 2) {
     std::fputs(main_help, stdout);
-    return argc < 2 ? 2 : 0;
+    std::fputs("ssids: missing COMMAND\n", stderr);
+    return 2;
+  }
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::fputs(main_help, stdout);
+    return 0;
   }
   if (!std::strcmp(argv[1], "--version")) {
     std::printf("ssids %s (CUDA backend %s)\n", SSIDS_VERSION_STRING, SSIDS_HAVE_CUDA ? "built" : "not built");
