@@ -1,6 +1,8 @@
 // support_manifest.cpp — see support_manifest.hpp.
 #include "support_manifest.hpp"
 
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -45,6 +47,26 @@ std::map<std::string, ManifestEntry> read_manifest(const std::string& dir) {
     out[e.file] = e;
   }
   return out;
+}
+
+namespace {
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+}  // namespace
+
+bool marked_singular(const std::string& name, const ManifestEntry* e) {
+  for (const char* s : {"t2dal", "bloweybq", "ncvxqp1", "stokes64", "laser", "hand_singular", "hand_stress"})
+    if (name.rfind(s, 0) == 0) return true;
+  if (!e) return false;
+  const std::string text = lower(e->kind + " " + e->known_properties);
+  const std::string key = "numerical null space dim=";
+  for (auto p = text.find(key); p != std::string::npos; p = text.find(key, p + 1))
+    if (std::atol(text.c_str() + p + key.size()) != 0) return true;
+  for (auto q = text.find("singular"); q != std::string::npos; q = text.find("singular", q + 1))
+    if (q < 3 || text.compare(q - 3, 3, "non") != 0) return true;
+  return false;
 }
 
 std::string base_name(const std::string& path) {

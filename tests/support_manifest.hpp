@@ -13,6 +13,9 @@ struct ManifestEntry {
 
 /// Entries by file name (e.g. "bcsstk13.mtx.gz"); empty when there is no MANIFEST.tsv.
 std::map<std::string, ManifestEntry> read_manifest(const std::string& dir);
+/// Singular or nearly singular per the MANIFEST (a nonzero "numerical null space dim=", or "singular" not
+/// preceded by "non" in kind/known_properties), or one of the matrices known to be so. e may be null.
+bool marked_singular(const std::string& name, const ManifestEntry* e);
 /// File name part of a path.
 std::string base_name(const std::string& path);
 

@@ -720,7 +720,7 @@ TEST_CASE("cli: --ordering natural and --ordering FILE give the analysed num_fac
 // ---------------------------------------------------------------------------------------------------------
 // demo
 
-TEST_CASE("cli: demo prints the expected and the computed inertia, and they agree") {
+TEST_CASE("cli: demo prints the expected and the computed inertia - and they agree") {
   CliResult r = cli("demo --size 2000");
   CAPTURE(r.out);
   CAPTURE(r.err);

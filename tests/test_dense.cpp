@@ -364,7 +364,7 @@ TEST_CASE("dense ldlt: tiny fronts with known factors") {
   }
 }
 
-TEST_CASE("dense ldlt: random fronts, properties") {
+TEST_CASE("dense ldlt: random fronts - properties") {
   const Kind kinds[] = {Kind::indefinite, Kind::spd,      Kind::kkt,         Kind::kkt_far,
                         Kind::tiny_fs,    Kind::singular, Kind::some_delayed};
   const double us[] = {0.01, 0.1, 0.5};
@@ -446,7 +446,7 @@ TEST_CASE("dense ldlt: window widening finds far 2x2 partners") {
   CHECK(r.stats.num_two > 0);
 }
 
-TEST_CASE("dense ldlt: bitwise identical serial and with OpenMP tasks on 1, 2, 4 threads") {
+TEST_CASE("dense ldlt: bitwise identical serial and with OpenMP tasks on 1 - 2 - 4 threads") {
   struct Case { int m, p, nb; Kind kind; };
   const Case cases[] = {{800, 400, 128, Kind::indefinite}, {700, 700, 32, Kind::kkt}, {600, 300, 64, Kind::spd},
                         {257, 257, 128, Kind::singular}};
@@ -506,7 +506,7 @@ void check_cholesky(const std::vector<double>& full, int m, int p, int lda, cons
 
 }  // namespace
 
-TEST_CASE("dense cholesky: reconstruction, failure index, threads") {
+TEST_CASE("dense cholesky: reconstruction - failure index - threads") {
   for (int m : sizes)
     for (int p : p_values(m))
       for (int nb : {32, 128}) {

@@ -26,26 +26,6 @@ using namespace ssids;
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-/// Singular or nearly singular per the MANIFEST (a nonzero "numerical null space dim=", or "singular" not
-/// preceded by "non" in kind/known_properties), or one of the matrices known to be so.
-bool marked_singular(const std::string& name, const ssids_test::ManifestEntry* e) {
-  for (const char* s : {"t2dal", "bloweybq", "ncvxqp1", "stokes64", "laser", "hand_singular", "hand_stress"})
-    if (name.rfind(s, 0) == 0) return true;
-  if (!e) return false;
-  const std::string text = lower(e->kind + " " + e->known_properties);
-  const std::string key = "numerical null space dim=";
-  for (auto p = text.find(key); p != std::string::npos; p = text.find(key, p + 1))
-    if (std::atol(text.c_str() + p + key.size()) != 0) return true;
-  for (auto q = text.find("singular"); q != std::string::npos; q = text.find("singular", q + 1))
-    if (q < 3 || text.compare(q - 3, 3, "non") != 0) return true;
-  return false;
-}
-
 struct TestMatrix {
   std::string name;
   const ssids_test::ManifestEntry* entry = nullptr;  ///< null when the MANIFEST has no line for it
@@ -80,7 +60,7 @@ bool for_each_symmetric(F&& visit) {
       throw;
     }
     if (!m.entry && !rep.symmetric_file) continue;
-    m.singular = marked_singular(m.name, m.entry);
+    m.singular = ssids_test::marked_singular(m.name, m.entry);
     ++visited;
     visit(m);
   }

@@ -91,7 +91,7 @@ int error_code(F&& f, std::string* message = nullptr) {
 
 }  // namespace
 
-TEST_CASE("laplace2d: size, nnz, values and smallest eigenvalue") {
+TEST_CASE("laplace2d: size - nnz - values and smallest eigenvalue") {
   for (index_t k : {1, 2, 5, 31, 33}) {
     CAPTURE(k);
     auto a = generate_laplace2d(k);
@@ -115,7 +115,7 @@ TEST_CASE("laplace2d: size, nnz, values and smallest eigenvalue") {
   CHECK(eig.front() == doctest::Approx(8 * s * s).epsilon(1e-12));
 }
 
-TEST_CASE("laplace3d: size, nnz, shift on the diagonal, large grid") {
+TEST_CASE("laplace3d: size - nnz - shift on the diagonal - large grid") {
   for (index_t k : {1, 2, 4, 9}) {
     CAPTURE(k);
     auto a = generate_laplace3d(k, 1.25);
@@ -220,7 +220,7 @@ TEST_CASE("kkt_qp: structure and exact inertia") {
   CHECK(error_code([] { generate_kkt_qp(10, 3, NAN, 1); }) == flag::bad_input);
 }
 
-TEST_CASE("stokes: closed-form counts, zero (2,2) block, exact inertia") {
+TEST_CASE("stokes: closed-form counts - zero - 2-2 block - exact inertia") {
   for (index_t k : {2, 3, 4, 5}) {
     CAPTURE(k);
     auto a = generate_stokes(k);
@@ -247,7 +247,7 @@ TEST_CASE("stokes: closed-form counts, zero (2,2) block, exact inertia") {
   CHECK(error_code([] { generate_stokes(100000); }) == flag::bad_input);
 }
 
-TEST_CASE("convdiff: counts, M-matrix signs, diagonal dominance, upwinding") {
+TEST_CASE("convdiff: counts - M-matrix signs - diagonal dominance - upwinding") {
   for (index_t k : {1, 2, 6, 17})
     for (double pe : {0.0, 10.0, -250.0}) {
       CAPTURE(k);
@@ -287,7 +287,7 @@ TEST_CASE("convdiff: counts, M-matrix signs, diagonal dominance, upwinding") {
   CHECK(same(generate_convdiff(5, 0.0), load_general("gen:laplace2d:5")));
 }
 
-TEST_CASE("banded: counts, bandwidth, dominance, value range") {
+TEST_CASE("banded: counts - bandwidth - dominance - value range") {
   struct Case { index_t n, k; double d; };
   for (auto c : {Case{1, 0, 2.0}, Case{1, 5, 2.0}, Case{7, 3, 1.0}, Case{7, 10, 0.5}, Case{129, 31, 1.1},
                  Case{1000, 64, 3.0}, Case{50, 0, 1.0}}) {

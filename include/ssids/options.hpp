@@ -11,18 +11,18 @@ namespace ssids {
 enum class Ordering {
   user = 0,     ///< caller-supplied permutation (validated)
   metis = 1,    ///< METIS nested dissection on the graph of A (default)
-  matching = 2, ///< matching-based ordering (not yet available)
+  matching = 2, ///< matching-based compressed ordering (Hogg & Scott 2013); needs the values in analyse
   natural = 3,  ///< identity
-  amd = 4,      ///< approximate minimum degree (not yet available)
+  amd = 4,      ///< approximate minimum degree (Amestoy, Davis & Duff 1996)
 };
 
 /// Scaling applied as S A S before factorization.
 enum class Scaling {
   none = 0,
-  matching = 1,     ///< not yet available
-  auction = 2,      ///< not yet available
-  from_ordering = 3,///< not yet available
-  equilibrate = 4,  ///< not yet available
+  matching = 1,     ///< symmetrized maximum-product matching scaling (MC64, Duff & Koster 2001), computed by factor
+  auction = 2,      ///< the same from an approximate auction matching (faster), computed by factor
+  from_ordering = 3,///< the matching ordering's scaling (needs Ordering::matching, else Error bad_scaling)
+  equilibrate = 4,  ///< symmetric infinity-norm equilibration (Ruiz 2001), computed by factor
   user = -1,        ///< caller-supplied vector passed to factor()
 };
 

@@ -1,7 +1,7 @@
 // analyse.cpp — ssids::analyse(): checks, ordering, symbolic factorization and maps (see ssids/analyse.hpp).
 //
-// Input: the caller's lower triangle (CSC, base 0 or 1); values are never read. Output: an immutable
-// detail::Symbolic (0-based, see symbolic.hpp). Steps and their cost:
+// Input: the caller's lower triangle (CSC, base 0 or 1); values are read only by Ordering::matching.
+// Output: an immutable detail::Symbolic (0-based, see symbolic.hpp). Steps and their cost:
 //  1. validate.cpp    checks and the graph of A + A^T                        O(n + nnz)
 //  2. ordering.cpp    METIS / natural / user order                           (METIS dominates)
 //  3. etree.cpp       etree (Liu), postorder, column counts (Gilbert-Ng-Peyton) O(nnz alpha)
@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <memory>
 #include <new>
+#include <string>
 
 #include "analyse/etree.hpp"
 #include "analyse/maps.hpp"
@@ -46,7 +47,8 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   Graph g = clean_pattern(a, check);
   lap("check");
 
-  Vector<index_t> perm = fill_reducing_order(g, options.ordering, order, a.base);
+  OrderingResult ord = compute_ordering(g, a, options.ordering, order);  // reads values for Ordering::matching
+  Vector<index_t> perm = std::move(ord.perm);
   Vector<index_t> invp = inverse_permutation(perm);
   lap("ordering");
 
@@ -95,9 +97,16 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   s.matrix_outrange = check.outrange;
   s.matrix_missing_diag = check.missing_diag;
   s.matrix_upper = check.upper;
+  s.matching_scale = std::move(ord.matching_scale);
+  s.structurally_singular = ord.structurally_singular;
   lap("maps");
 
   inform.flag = input_warning(check, inform.message);
+  if (ord.structurally_singular) {  // SPRAL's analyse warning 6 (matching ordering); input warnings stay in the message
+    inform.flag = flag::structurally_singular;
+    inform.message = "structurally singular: matching of cardinality " + std::to_string(ord.matched) + " < n = " +
+                     std::to_string(a.n) + (inform.message.empty() ? "" : "; " + inform.message);
+  }
   return sym;
 }
 

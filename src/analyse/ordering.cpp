@@ -8,6 +8,8 @@
 #include <climits>
 #include <string>
 
+#include "analyse/ordering_amd.hpp"
+#include "analyse/ordering_matching.hpp"
 #include "ssids/error.hpp"
 
 namespace ssids {
@@ -27,7 +29,9 @@ Vector<index_t> identity(index_t n) {
   return p;
 }
 
-Vector<index_t> metis_order(const Graph& g) {
+}  // namespace
+
+Vector<index_t> metis_order(const Graph& g, const index_t* vwgt) {
   const index_t n = g.n;
   // METIS cannot handle a graph without edges (and n = 1 is trivial): any order gives no fill.
   if (n <= 1 || g.num_edges() == 0) return identity(n);
@@ -35,15 +39,17 @@ Vector<index_t> metis_order(const Graph& g) {
     throw Error(flag::unknown, "METIS failed: the graph has " + std::to_string(g.num_edges()) +
                                    " adjacency entries, more than 32-bit METIS (idx_t) can index");
   static_assert(sizeof(idx_t) == 4 || sizeof(idx_t) == 8, "unexpected METIS idx_t");
-  Vector<idx_t> xadj(static_cast<size_t>(n) + 1), adjncy(static_cast<size_t>(g.num_edges()));
+  Vector<idx_t> xadj(static_cast<size_t>(n) + 1), adjncy(static_cast<size_t>(g.num_edges())), mvwgt;
   for (index_t v = 0; v <= n; ++v) xadj[v] = static_cast<idx_t>(g.ptr[v]);
   for (size_t k = 0; k < adjncy.size(); ++k) adjncy[k] = g.adj[k];
+  if (vwgt) mvwgt.assign(vwgt, vwgt + n);
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
   idx_t nv = n;
   Vector<idx_t> mperm(static_cast<size_t>(n)), miperm(static_cast<size_t>(n));
-  const int rc = METIS_NodeND(&nv, xadj.data(), adjncy.data(), nullptr, options, mperm.data(), miperm.data());
+  const int rc = METIS_NodeND(&nv, xadj.data(), adjncy.data(), vwgt ? mvwgt.data() : nullptr, options, mperm.data(),
+                              miperm.data());
   if (rc != METIS_OK)
     throw Error(rc == METIS_ERROR_MEMORY ? flag::allocation : flag::unknown,
                 "METIS failed: METIS_NodeND returned " + std::to_string(rc));
@@ -51,6 +57,8 @@ Vector<index_t> metis_order(const Graph& g) {
   for (index_t k = 0; k < n; ++k) perm[k] = static_cast<index_t>(mperm[k]);
   return perm;
 }
+
+namespace {
 
 Vector<index_t> user_perm(index_t n, const index_t* order, int base) {
   if (n > 0 && !order) throw Error(flag::missing_data, "analyse: Ordering::user needs an order array");
@@ -77,10 +85,27 @@ Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const ind
     case Ordering::natural: return identity(g.n);
     case Ordering::user: return user_perm(g.n, user_order, base);
     case Ordering::matching:
-      throw Error(flag::unimplemented, "analyse: Ordering::matching is not available yet");
-    case Ordering::amd: throw Error(flag::unimplemented, "analyse: Ordering::amd is not available yet");
+      throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (compute_ordering)");
+    case Ordering::amd: return amd_order(g);
   }
   throw Error(flag::bad_input, "analyse: unknown ordering " + std::to_string(static_cast<int>(ordering)));
+}
+
+OrderingResult compute_ordering(const Graph& g, const CscView& a, Ordering ordering, const index_t* user_order) {
+  OrderingResult r;
+  if (ordering != Ordering::matching) {
+    r.perm = fill_reducing_order(g, ordering, user_order, a.base);
+    return r;
+  }
+  if (a.n > 0 && a.ptr[a.n] > a.ptr[0] && !a.val)
+    throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (val is null)");
+  auto metis = [](const Graph& cg, const index_t* vwgt) { return metis_order(cg, vwgt); };
+  MatchingOrder m = matching_order(g, a, +metis);
+  r.perm = std::move(m.perm);
+  r.matching_scale = std::move(m.scale);
+  r.structurally_singular = m.structurally_singular;
+  r.matched = m.matched;
+  return r;
 }
 
 }  // namespace detail

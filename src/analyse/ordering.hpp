@@ -7,10 +7,24 @@
 namespace ssids {
 namespace detail {
 
-/// Ordering::metis (METIS_NodeND), natural (identity) or user (`user_order[i] - base` = position of
-/// variable i, validated: Error(bad_order) if not a permutation, Error(missing_data) if null).
-/// matching and amd throw Error(unimplemented).
+/// Ordering::metis (METIS_NodeND), natural (identity), amd (ordering_amd.hpp) or user (`user_order[i] - base`
+/// = position of variable i, validated: Error(bad_order) if not a permutation, Error(missing_data) if null).
+/// matching needs the values: Error(missing_values) here, use compute_ordering.
 Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const index_t* user_order, int base);
+
+/// What an ordering produces: perm, and for Ordering::matching its scaling and structural information.
+struct OrderingResult {
+  Vector<index_t> perm;
+  Vector<double> matching_scale;       ///< Ordering::matching only (see symbolic.hpp)
+  bool structurally_singular = false;  ///< Ordering::matching only
+  index_t matched = 0;                 ///< Ordering::matching only: matching cardinality
+};
+/// Every ordering, with access to the caller's arrays `a` (the values are read by Ordering::matching only:
+/// Error(missing_values) when absent, Error(nan_inf) when not finite).
+OrderingResult compute_ordering(const Graph& g, const CscView& a, Ordering ordering, const index_t* user_order);
+
+/// METIS_NodeND on g with optional vertex weights (size n); the identity for graphs without edges.
+Vector<index_t> metis_order(const Graph& g, const index_t* vwgt = nullptr);
 
 /// invp[perm[k]] = k.
 Vector<index_t> inverse_permutation(const Vector<index_t>& perm);

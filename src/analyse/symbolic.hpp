@@ -26,6 +26,8 @@
 //    The GPU factorizes levels from num_levels-1 down to 0.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <mutex>
 
 #include "ssids/memory.hpp"
 #include "ssids/types.hpp"
@@ -72,6 +74,18 @@ struct Symbolic {
   // input checks, copied into Inform by analyse
   int matrix_dup = 0, matrix_outrange = 0, matrix_missing_diag = 0, matrix_upper = 0;
   bool structurally_singular = false;  ///< reserved (matching-based checks)
+
+  /// Device copies of the maps, made by the first GPU factorization and reused by later ones (the
+  /// analysis is otherwise immutable; the slot's mutex serializes the upload).
+  struct GpuCacheSlot {
+    std::mutex mutex;
+    std::shared_ptr<void> data;
+  };
+  std::shared_ptr<GpuCacheSlot> gpu_cache = std::make_shared<GpuCacheSlot>();
+
+  /// Ordering::matching only: the symmetrized matching scaling by original variable (size n), used by
+  /// factor() with Scaling::from_ordering; empty for every other ordering.
+  Vector<double> matching_scale;
 
   index_t ncol(index_t s) const { return sptr[s + 1] - sptr[s]; }
   index_t nrow(index_t s) const { return static_cast<index_t>(rptr[s + 1] - rptr[s]); }

@@ -56,5 +56,6 @@ int cmd_analyse(int argc, char** argv);
 int cmd_generate(int argc, char** argv);
 int cmd_solve(int argc, char** argv);
 int cmd_demo(int argc, char** argv);
+int cmd_sap(int argc, char** argv);
 
 }  // namespace ssids_cli

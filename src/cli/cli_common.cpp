@@ -106,10 +106,13 @@ std::string Json::str() const {
   return o.str();
 }
 
-const std::vector<std::string> solver_option_keys = {"--nemin", "--u", "--small", "--ordering", "--backend", "--threads", "--block-size"};
+const std::vector<std::string> solver_option_keys = {"--nemin", "--u", "--small", "--ordering", "--backend", "--threads", "--block-size", "--scaling"};
 const char* solver_option_help =
-    "  --ordering metis|natural|FILE  fill-reducing ordering (default metis); FILE: a Matrix Market array\n"
-    "                                 of 1-based positions, as written by `ssids analyse --save-order`\n"
+    "  --ordering metis|natural|amd|matching|FILE  fill-reducing ordering (default metis); matching: matched\n"
+    "                     2x2 pairs kept together (Hogg & Scott 2013); FILE: a Matrix Market array of\n"
+    "                     1-based positions, as written by `ssids analyse --save-order`\n"
+    "  --scaling none|matching|auction|equilibrate|ordering   scaling S A S computed by factor (default none;\n"
+    "                     ordering: the matching ordering's scaling)\n"
     "  --nemin N          amalgamation parameter (default 32; 1 = fundamental supernodes)\n"
     "  --u U              pivot threshold, clamped to [0, 0.5] (default 0.01)\n"
     "  --small S          zero-pivot tolerance (default 1e-20)\n"
@@ -128,6 +131,13 @@ std::string parse_solver_options(const Args& args, ssids::Options& o) {
   else if (b == "gpu") o.backend = ssids::Backend::gpu;
   else if (b == "auto") o.backend = ssids::Backend::automatic;
   else throw UsageError{"--backend must be cpu, gpu or auto"};
+  const std::string sc = args.get("--scaling", "none");
+  if (sc == "none") o.scaling = ssids::Scaling::none;
+  else if (sc == "matching") o.scaling = ssids::Scaling::matching;
+  else if (sc == "auction") o.scaling = ssids::Scaling::auction;
+  else if (sc == "equilibrate") o.scaling = ssids::Scaling::equilibrate;
+  else if (sc == "ordering") o.scaling = ssids::Scaling::from_ordering;
+  else throw UsageError{"--scaling must be none, matching, auction, equilibrate or ordering"};
   std::string ord = args.get("--ordering", "metis");
   if (ord == "metis") o.ordering = ssids::Ordering::metis;
   else if (ord == "natural") o.ordering = ssids::Ordering::natural;

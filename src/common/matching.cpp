@@ -1,8 +1,384 @@
-// PLACEHOLDER — replaced by the real matching.
+// matching.cpp — maximum-product bipartite matching with optimal dual scaling (see matching.hpp).
+//
+// Method (Duff & Koster, "On algorithms for permuting large entries to the diagonal of a sparse matrix",
+// SIAM J. Matrix Anal. Appl. 22(4), 2001, MC64 job 5): with colmax_j = max_k |a_kj| the weights
+// c_ij = log colmax_j - log |a_ij| >= 0 turn the maximum product into a minimum-sum assignment. Dual
+// variables u (rows) and v (columns) are kept feasible, rc_ij = c_ij - u_i - v_j >= 0, with rc = 0 on every
+// matched entry. After a cheap initial assignment (greedy on zero reduced costs, then MC64's length-two
+// augmentations), each column still free starts one Dijkstra search over
+// alternating paths (column -> row along any entry with length rc, row -> its matched column at length 0)
+// using a binary heap; the first free row reached by the shortest path is matched and the duals of the
+// settled nodes are shifted so that the path has zero reduced cost (Johnson reweighting, truncated at the
+// path length). Cost per augmentation O(e log n), e = entries reached: a few entries on structured matrices
+// (KKT, FEM: n = 1e5 in milliseconds), hundreds on random patterns with random values (n = 1e5: seconds).
+//
+// Conventions: 0-based CSC, both triangles for symmetric matrices, no duplicates; explicit zeros are absent
+// for the matching (they carry no weight). A maximum-cardinality matching is first computed structurally
+// (depth-first augmenting paths with lookahead, Duff's MC21, ACM TOMS 7, 1981; rows seen by a failed search
+// are never searched again). When it is not perfect (structurally singular input) the weighted algorithm runs on the square submatrix of its rows and columns, where it is perfect. The result
+// is of minimum cost among matchings covering those rows and columns (the duals certify it there), as MC64
+// does for singular matrices; the duals of the unmatched rows and columns are then set to the largest
+// values keeping every reduced cost >= 0, so the scaling bound holds on every entry.
 #include "common/matching.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "ssids/error.hpp"
-namespace ssids { namespace detail {
-MatchingResult max_product_matching(index_t, const offset_t*, const index_t*, const double*) {
-  throw Error(flag::unimplemented, "matching not implemented yet");
+
+namespace ssids {
+namespace detail {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Binary min-heap of row indices keyed by dist[], with positions for decrease-key.
+class RowHeap {
+ public:
+  explicit RowHeap(index_t n) : pos_(static_cast<size_t>(n), -1) { heap_.reserve(64); }
+  bool empty() const { return heap_.empty(); }
+  index_t top() const { return heap_.front(); }
+  bool contains(index_t i) const { return pos_[i] != -1; }
+  void push_or_decrease(index_t i, const Vector<double>& key) {
+    if (pos_[i] == -1) {
+      pos_[i] = static_cast<index_t>(heap_.size());
+      heap_.push_back(i);
+    }
+    sift_up(pos_[i], key);
+  }
+  index_t pop(const Vector<double>& key) {
+    const index_t i = heap_.front();
+    pos_[i] = -1;
+    const index_t last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) {
+      heap_[0] = last;
+      pos_[last] = 0;
+      sift_down(0, key);
+    }
+    return i;
+  }
+  void clear() {
+    for (index_t i : heap_) pos_[i] = -1;
+    heap_.clear();
+  }
+
+ private:
+  void place(index_t k, index_t i) {
+    heap_[k] = i;
+    pos_[i] = k;
+  }
+  void sift_up(index_t k, const Vector<double>& key) {
+    const index_t i = heap_[k];
+    while (k > 0) {
+      const index_t parent = (k - 1) / 2;
+      if (key[heap_[parent]] <= key[i]) break;
+      place(k, heap_[parent]);
+      k = parent;
+    }
+    place(k, i);
+  }
+  void sift_down(index_t k, const Vector<double>& key) {
+    const index_t i = heap_[k], m = static_cast<index_t>(heap_.size());
+    for (;;) {
+      index_t c = 2 * k + 1;
+      if (c >= m) break;
+      if (c + 1 < m && key[heap_[c + 1]] < key[heap_[c]]) ++c;
+      if (key[heap_[c]] >= key[i]) break;
+      place(k, heap_[c]);
+      k = c;
+    }
+    place(k, i);
+  }
+  Vector<index_t> heap_;
+  Vector<index_t> pos_;
+};
+
+}  // namespace
+
+namespace {
+
+/// Weighted assignment on the active rows and columns (all when the masks are empty): initial duals, greedy
+/// matching, then one Dijkstra search per free active column. Entries with cost kInf are absent.
+/// Returns false as soon as a search finds no free row (the active submatrix is structurally singular).
+bool weighted_assign(index_t n, const offset_t* colptr, const index_t* rowind, const Vector<double>& cost,
+                     const Vector<char>& row_active, const Vector<char>& col_active, Vector<double>& u,
+                     Vector<double>& v, Vector<index_t>& row_of_col, Vector<index_t>& col_of_row, index_t& matched) {
+  const size_t un = static_cast<size_t>(n);
+  const bool all = row_active.empty();
+  auto active_row = [&](index_t i) { return all || row_active[i]; };
+  auto active_col = [&](index_t j) { return all || col_active[j]; };
+  std::fill(row_of_col.begin(), row_of_col.end(), -1);
+  std::fill(col_of_row.begin(), col_of_row.end(), -1);
+  matched = 0;
+  // initial duals: u_i = min_j c_ij (0 for a row without entries), v_j = min_i (c_ij - u_i)
+  u.assign(un, kInf);
+  v.assign(un, 0.0);
+  for (index_t j = 0; j < n; ++j) {
+    if (!active_col(j)) continue;
+    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k)
+      if (active_row(rowind[k])) u[rowind[k]] = std::min(u[rowind[k]], cost[k]);
+  }
+  for (index_t i = 0; i < n; ++i)
+    if (u[i] == kInf) u[i] = 0.0;
+  // greedy: match column j to a free row of zero reduced cost
+  for (index_t j = 0; j < n; ++j) {
+    if (!active_col(j)) continue;
+    double best = kInf;
+    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k)
+      if (active_row(rowind[k])) best = std::min(best, cost[k] - u[rowind[k]]);
+    if (best == kInf) continue;
+    v[j] = best;
+    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) {
+      const index_t i = rowind[k];
+      if (active_row(i) && col_of_row[i] == -1 && cost[k] - u[i] - v[j] <= 0.0) {
+        row_of_col[j] = i;
+        col_of_row[i] = j;
+        ++matched;
+        break;
+      }
+    }
+  }
+
+  // length-two augmentations on zero reduced costs (MC64's second initial pass): a free column j takes a
+  // tight row i from its column jj when jj can move to another free tight row
+  {
+    auto tight = [&](offset_t k, index_t j) {
+      return cost[k] != kInf && active_row(rowind[k]) && cost[k] - u[rowind[k]] - v[j] <= 0.0;
+    };
+    for (index_t j = 0; j < n; ++j) {
+      if (row_of_col[j] != -1 || !active_col(j)) continue;
+      bool done = false;
+      for (offset_t k = colptr[j]; k < colptr[j + 1] && !done; ++k) {
+        if (!tight(k, j)) continue;
+        const index_t i = rowind[k], jj = col_of_row[i];
+        if (jj == -1) {  // a free tight row (possible after earlier moves)
+          row_of_col[j] = i;
+          col_of_row[i] = j;
+          ++matched;
+          done = true;
+          break;
+        }
+        for (offset_t q = colptr[jj]; q < colptr[jj + 1]; ++q) {
+          const index_t i2 = rowind[q];
+          if (col_of_row[i2] == -1 && tight(q, jj)) {
+            row_of_col[jj] = i2;
+            col_of_row[i2] = jj;
+            row_of_col[j] = i;
+            col_of_row[i] = j;
+            ++matched;
+            done = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  // shortest augmenting paths (Dijkstra with reduced costs) from every free column
+  Vector<double> dist(un, kInf);
+  Vector<index_t> pred(un, -1);      // column from which row i was reached
+  Vector<char> settled(un, 0);
+  Vector<index_t> touched, done;     // rows whose dist was set; rows settled (popped)
+  RowHeap heap(n);
+  for (index_t j0 = 0; j0 < n; ++j0) {
+    if (row_of_col[j0] != -1 || !active_col(j0)) continue;
+    double best = kInf;  // length of the shortest path to a free row found so far
+    index_t sink = -1;
+    auto relax = [&](index_t j, double dj) {
+      for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) {
+        if (cost[k] == kInf) continue;
+        const index_t i = rowind[k];
+        if (settled[i] || !active_row(i)) continue;
+        const double nd = dj + std::max(0.0, cost[k] - u[i] - v[j]);  // clamp rounding below zero
+        if (nd >= dist[i] || nd >= best) continue;
+        if (dist[i] == kInf) touched.push_back(i);
+        dist[i] = nd;
+        pred[i] = j;
+        if (col_of_row[i] == -1) {
+          best = nd;
+          sink = i;
+        } else {
+          heap.push_or_decrease(i, dist);
+        }
+      }
+    };
+    relax(j0, 0.0);
+    while (!heap.empty() && dist[heap.top()] < best) {
+      const index_t i = heap.pop(dist);
+      settled[i] = 1;
+      done.push_back(i);
+      relax(col_of_row[i], dist[i]);  // the matched entry has zero reduced cost
+    }
+    heap.clear();
+    if (sink != -1) {
+      // duals: settled rows and their columns (and j0) move by best - dist, keeping rc >= 0 everywhere
+      // and making every entry of the path tight
+      v[j0] += best;
+      for (index_t i : done) {
+        const double delta = best - dist[i];
+        u[i] -= delta;
+        v[col_of_row[i]] += delta;
+      }
+      for (index_t i = sink;;) {  // augment along pred
+        const index_t j = pred[i];
+        const index_t next = row_of_col[j];
+        row_of_col[j] = i;
+        col_of_row[i] = j;
+        if (j == j0) break;
+        i = next;
+      }
+      ++matched;
+    }
+    for (index_t i : touched) {
+      dist[i] = kInf;
+      pred[i] = -1;
+      settled[i] = 0;
+    }
+    touched.clear();
+    done.clear();
+    if (sink == -1) return false;
+  }
+  return true;
 }
-}}  // namespace ssids::detail
+
+/// Maximum-cardinality matching of the entries with finite cost (MC21-style depth-first search).
+void structural_matching(index_t n, const offset_t* colptr, const index_t* rowind, const Vector<double>& cost,
+                         Vector<index_t>& row_of_col, Vector<index_t>& col_of_row) {
+  const size_t un = static_cast<size_t>(n);
+  std::fill(row_of_col.begin(), row_of_col.end(), -1);
+  std::fill(col_of_row.begin(), col_of_row.end(), -1);
+  Vector<offset_t> look(colptr, colptr + n);  // lookahead pointer: entries before it hold no free row
+  Vector<index_t> visited(un, -1);            // search that last visited row i; -2: dead (failed search)
+  Vector<index_t> scol, srow;                 // DFS stack: column, row used to descend from it
+  Vector<offset_t> snext;                     // next entry to try in the column
+  Vector<index_t> seen;
+  for (index_t j0 = 0; j0 < n; ++j0) {
+    scol.assign(1, j0);
+    snext.assign(1, colptr[j0]);
+    srow.clear();
+    seen.clear();
+    index_t free_row = -1;
+    while (!scol.empty() && free_row == -1) {
+      const index_t j = scol.back();
+      for (; look[j] < colptr[j + 1]; ++look[j]) {
+        const index_t i = rowind[look[j]];
+        if (cost[look[j]] != kInf && col_of_row[i] == -1) {
+          free_row = i;
+          break;
+        }
+      }
+      if (free_row != -1) break;
+      offset_t& k = snext.back();
+      while (k < colptr[j + 1] && (cost[k] == kInf || visited[rowind[k]] == j0 || visited[rowind[k]] == -2)) ++k;
+      if (k == colptr[j + 1]) {
+        scol.pop_back();
+        snext.pop_back();
+        if (!srow.empty()) srow.pop_back();
+        continue;
+      }
+      const index_t i = rowind[k++];
+      visited[i] = j0;
+      seen.push_back(i);
+      srow.push_back(i);
+      scol.push_back(col_of_row[i]);
+      snext.push_back(colptr[col_of_row[i]]);
+    }
+    if (free_row == -1) {
+      for (index_t i : seen) visited[i] = -2;  // no augmenting path can ever pass through these rows
+      continue;
+    }
+    // augment: top column takes the free row, each lower column takes the row it descended through
+    index_t r = free_row;
+    for (size_t t = scol.size(); t-- > 0;) {
+      const index_t j = scol[t];
+      row_of_col[j] = r;
+      col_of_row[r] = j;
+      if (t > 0) r = srow[t - 1];
+    }
+  }
+}
+
+}  // namespace
+
+MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val) {
+  if (n < 0) throw Error(flag::bad_input, "matching: n = " + std::to_string(n) + " is negative");
+  MatchingResult res;
+  const size_t un = static_cast<size_t>(n);
+  res.row_of_col.assign(un, -1);
+  res.col_of_row.assign(un, -1);
+  res.row_log_scale.assign(un, 0.0);
+  res.col_log_scale.assign(un, 0.0);
+  if (n == 0) return res;
+  if (!colptr || (colptr[n] > colptr[0] && (!rowind || !val)))
+    throw Error(flag::bad_input, "matching: missing colptr, rowind or val");
+  if (colptr[0] != 0) throw Error(flag::bad_input, "matching: colptr[0] must be 0");
+  for (index_t j = 0; j < n; ++j) {
+    if (colptr[j + 1] < colptr[j]) throw Error(flag::bad_input, "matching: colptr decreases at column " + std::to_string(j));
+    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k)
+      if (rowind[k] < 0 || rowind[k] >= n)
+        throw Error(flag::bad_input, "matching: row index " + std::to_string(rowind[k]) + " out of range in column " +
+                                         std::to_string(j));
+  }
+  const offset_t nnz = colptr[n];
+
+  // costs c_ij (kInf for explicit zeros: never used) and log colmax_j (0 for an empty column)
+  Vector<double> cost(static_cast<size_t>(nnz)), logmax(un, 0.0);
+  for (index_t j = 0; j < n; ++j) {
+    double cmax = 0.0;
+    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) cmax = std::max(cmax, std::fabs(val[k]));
+    if (cmax > 0.0) logmax[j] = std::log(cmax);
+    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) {
+      const double a = std::fabs(val[k]);
+      cost[k] = a > 0.0 ? logmax[j] - std::log(a) : kInf;
+    }
+  }
+
+  // structural pass first (cheap, usually O(nnz)): a perfect matching exists iff it finds one
+  structural_matching(n, colptr, rowind, cost, res.row_of_col, res.col_of_row);
+  index_t card = 0;
+  for (index_t j = 0; j < n; ++j) card += res.row_of_col[j] != -1;
+  Vector<double> u, v;
+  Vector<char> row_active, col_active;  // empty: everything active
+  if (card == n) {
+    weighted_assign(n, colptr, rowind, cost, row_active, col_active, u, v, res.row_of_col, res.col_of_row,
+                    res.matched);
+  } else {
+    // structurally singular: restrict to the rows and columns of the maximum matching, where it is perfect
+    row_active.assign(un, 0);
+    col_active.assign(un, 0);
+    for (index_t j = 0; j < n; ++j)
+      if (res.row_of_col[j] != -1) {
+        col_active[j] = 1;
+        row_active[res.row_of_col[j]] = 1;
+      }
+    weighted_assign(n, colptr, rowind, cost, row_active, col_active, u, v, res.row_of_col, res.col_of_row,
+                    res.matched);
+    // duals of the inactive rows, then columns: the largest values with rc >= 0 on all their entries
+    for (index_t i = 0; i < n; ++i)
+      if (!row_active[i]) u[i] = kInf;
+    for (index_t j = 0; j < n; ++j)
+      if (col_active[j])
+        for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k)
+          if (!row_active[rowind[k]]) u[rowind[k]] = std::min(u[rowind[k]], cost[k] - v[j]);
+    for (index_t i = 0; i < n; ++i)
+      if (u[i] == kInf) u[i] = 0.0;
+    for (index_t j = 0; j < n; ++j) {
+      if (col_active[j]) continue;
+      double best = kInf;
+      for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) best = std::min(best, cost[k] - u[rowind[k]]);
+      v[j] = best == kInf ? 0.0 : best;
+    }
+  }
+
+  // scaling: log|a_ij| + u_i + v_j - logmax_j = -rc_ij <= 0
+  for (index_t i = 0; i < n; ++i) res.row_log_scale[i] = u[i];
+  for (index_t j = 0; j < n; ++j) res.col_log_scale[j] = v[j] - logmax[j];
+  return res;
+}
+
+}  // namespace detail
+}  // namespace ssids

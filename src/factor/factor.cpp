@@ -6,9 +6,11 @@
 #include <cmath>
 #include <string>
 
+#include "factor/factor_gpu.hpp"
 #include "factor/multifrontal_cpu.hpp"
 #include "factor/numeric.hpp"
 #include "factor/pivot_tests.hpp"
+#include "scaling/scaling.hpp"
 #include "solve/solve_cpu.hpp"
 #include "ssids/config.hpp"
 #include "ssids/error.hpp"
@@ -26,19 +28,16 @@ const detail::NumericFactors& need(const std::shared_ptr<const detail::NumericFa
   return *f;
 }
 
-/// Chooses the backend for this call; throws when the GPU is requested but unavailable.
+/// Chooses the backend for this call: `automatic` takes the GPU when one is present and the predicted
+/// work is at least options.min_gpu_work flops. An explicit `gpu` without a device is an error (thrown
+/// by the GPU path itself, with the reason).
 Backend choose_backend(const Options& options, const detail::Symbolic& sym) {
-  (void)sym;
   switch (options.backend) {
     case Backend::cpu: return Backend::cpu;
-    case Backend::gpu:
-#if SSIDS_HAVE_CUDA
-      throw Error(flag::unimplemented, "the GPU factorization is not available yet in this version; use --backend cpu");
-#else
-      throw Error(flag::no_cuda, "built without CUDA: the GPU backend is not available");
-#endif
+    case Backend::gpu: return Backend::gpu;
     case Backend::automatic:
-    default: return Backend::cpu;  // the GPU path chooses itself once it exists
+    default:
+      return (sym.num_flops >= options.min_gpu_work && detail::gpu_available()) ? Backend::gpu : Backend::cpu;
   }
 }
 
@@ -58,6 +57,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
       throw Error(flag::nan_inf, "value at position " + std::to_string(e.src) + " (0-based) is NaN or Inf");
   }
   const double* sc = nullptr;
+  Vector<double> computed;  // Scaling::matching / auction / equilibrate / from_ordering
   if (options.scaling == Scaling::user) {
     if (sym.n > 0 && !scale) throw Error(flag::missing_data, "Scaling::user needs a scale array");
     for (index_t i = 0; i < sym.n; ++i)
@@ -65,7 +65,18 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
         throw Error(flag::bad_input, "scale[" + std::to_string(i) + "] is zero, NaN or Inf");
     sc = scale;
   } else if (options.scaling != Scaling::none) {
-    throw Error(flag::unimplemented, "this scaling is not available yet; use none or user");
+    detail::ScalingInfo sinfo;
+    try {
+      computed = detail::compute_scaling(sym, val, options.scaling, sinfo);
+    } catch (const std::bad_alloc&) {
+      throw Error(flag::allocation, "host allocation failed while computing the scaling");
+    }
+    sc = computed.data();
+    if (sinfo.structurally_singular) {  // warning 6; a zero-pivot warning (7) below takes precedence
+      inform.flag = flag::structurally_singular;
+      inform.message = "structurally singular: matching of cardinality " + std::to_string(sinfo.matched) +
+                       " < n = " + std::to_string(sym.n);
+    }
   }
   Backend backend = choose_backend(options, sym);
 
@@ -75,7 +86,8 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   nf->backend = backend;
   if (sc) nf->scale.assign(sc, sc + sym.n);
   try {
-    detail::factor_multifrontal_cpu(sym, val, sc, mode, options, *nf, inform);
+    if (backend == Backend::gpu) detail::factor_multifrontal_gpu(sym, val, sc, mode, options, *nf, inform);
+    else detail::factor_multifrontal_cpu(sym, val, sc, mode, options, *nf, inform);
   } catch (const std::bad_alloc&) {
     throw Error(flag::allocation, "host allocation failed during factorization");
   }

@@ -1,0 +1,30 @@
+// ordering_matching.hpp — Ordering::matching: matching-based compressed ordering for indefinite matrices
+// (Duff & Pralet, SIAM J. Matrix Anal. Appl. 27, 2005; Hogg & Scott, ACM TOMS 40(1), 2013, §3).
+// Input: the 0-based Graph of A + A^T and the caller's lower triangle WITH values (base 0/1, as given to
+// analyse). Output: perm[k] = variable at pivot position k, with the two variables of every matched 2x2
+// candidate pair consecutive, and the symmetrized matching scaling (Scaling::from_ordering).
+#pragma once
+#include "analyse/pattern.hpp"
+
+namespace ssids {
+namespace detail {
+
+struct MatchingOrder {
+  Vector<index_t> perm;        ///< n
+  Vector<double> scale;        ///< n, symmetrized MC64 scaling (see scaling/scaling.hpp)
+  Vector<index_t> partner;     ///< n: the other variable of i's 2x2 candidate pair, or -1
+  index_t matched = 0;         ///< cardinality of the matching
+  index_t num_pairs = 0;       ///< 2x2 candidate pairs
+  bool structurally_singular = false;
+};
+
+/// Maximum-product matching of the full symmetric matrix; the matching's cycles (and, when structurally
+/// singular, its open chains) are split into consecutive pairs (i, m(i)), each variable in at most one pair;
+/// each pair becomes one vertex (weight 2, union of the neighbours) of a compressed graph ordered by
+/// `order_compressed` (METIS in analyse), and the order is expanded pair by pair.
+/// Throws Error(missing_values) when a has entries but a.val is null, Error(nan_inf) for NaN/Inf values.
+MatchingOrder matching_order(const Graph& g, const CscView& a,
+                             Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt));
+
+}  // namespace detail
+}  // namespace ssids

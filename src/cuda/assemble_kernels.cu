@@ -1,0 +1,126 @@
+// assemble_kernels.cu — GPU assembly of a level's fronts: variable lists, entries of A, children's
+// contribution blocks (one launch per child rank, so each parent receives its children in child_list order,
+// exactly like the CPU path, with no atomics), and the copy-out of L, D and contribution blocks.
+#include "cuda/cuda_check.hpp"
+#include "cuda/front_kernels.cuh"
+
+namespace ssids {
+namespace detail {
+namespace gpu {
+
+namespace {
+
+__device__ __forceinline__ int front_row(int local, int ncol, int ndelay) { return local < ncol ? local : local + ndelay; }
+
+// grid: one block per front. vars[t] = original variable of front row t (delayed rows are filled by the
+// child assembly).
+__global__ void init_fronts_kernel(const FrontDesc* fronts, int* vars, const int* perm, const int* sptr,
+                                   const long long* rptr, const int* rlist) {
+  const FrontDesc f = fronts[blockIdx.x];
+  int* v = vars + f.var_off;
+  const int nrow = f.m - f.ndelay;
+  for (int t = threadIdx.x; t < nrow; t += blockDim.x) {
+    if (t < f.ncol) v[t] = perm[sptr[f.node] + t];
+    else v[t + f.ndelay] = perm[rlist[rptr[f.node] + t]];
+  }
+}
+
+// grid: one block per front; one thread per unique target, summing its entries in src order (the CPU
+// adds the same values in the same order to a zero front).
+__global__ void assemble_a_kernel(const FrontDesc* fronts, double* fbuf, const long long* tptr,
+                                  const ATarget* targets, const long long* srcs, const double* val,
+                                  const double* scale) {
+  const FrontDesc f = fronts[blockIdx.x];
+  double* F = fbuf + f.off;
+  for (long long t = tptr[f.node] + threadIdx.x; t < tptr[f.node + 1]; t += blockDim.x) {
+    const ATarget a = targets[t];
+    double acc = 0.0;
+    for (int e = a.src_begin; e < a.src_end; ++e) {
+      double v = val[srcs[e]];
+      if (scale) v *= scale[a.orig_row] * scale[a.orig_col];
+      acc += v;
+    }
+    const int r = front_row(a.lrow, f.ncol, f.ndelay);
+    F[r + static_cast<long long>(a.lcol) * f.m] = acc;
+  }
+}
+
+// grid: one block per child task of this rank. Each parent appears at most once per launch.
+__global__ void assemble_children_kernel(const ChildTask* tasks, const FrontDesc* fronts, double* fbuf, int* vars,
+                                         const double* cb_prev, const int* cmap, const int* rows_store) {
+  const ChildTask t = tasks[blockIdx.x];
+  const FrontDesc f = fronts[t.parent];
+  double* F = fbuf + f.off;
+  const double* C = cb_prev + t.cb_off;
+  for (int i = threadIdx.x; i < t.nd; i += blockDim.x)
+    vars[f.var_off + t.delay_pos + i] = rows_store[t.child_vars + t.child_nelim + i];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nwarps = blockDim.x / 32;
+  for (int j = warp; j < t.mc; j += nwarps) {
+    const int fj = j < t.nd ? t.delay_pos + j
+                            : front_row(cmap[t.cmap_off + t.child_ncol + (j - t.nd)], f.ncol, f.ndelay);
+    for (int i = j + lane; i < t.mc; i += 32) {
+      const int fi = i < t.nd ? t.delay_pos + i
+                              : front_row(cmap[t.cmap_off + t.child_ncol + (i - t.nd)], f.ncol, f.ndelay);
+      const double v = C[i + static_cast<long long>(j) * t.mc];
+      if (fi >= fj) F[fi + static_cast<long long>(fj) * f.m] += v;
+      else F[fj + static_cast<long long>(fi) * f.m] += v;
+    }
+  }
+}
+
+// grid: one block per front. Copies L (strict upper triangle zeroed), the variable list, D and the
+// contribution block out of the front.
+__global__ void copy_out_kernel(const CopyOutTask* tasks, const FrontDesc* fronts, const double* fbuf, const int* vars,
+                                const double* dbuf, double* lstore, int* rows_store, double* dstore, double* cb_cur) {
+  const CopyOutTask t = tasks[blockIdx.x];
+  const FrontDesc f = fronts[t.front];
+  const double* F = fbuf + f.off;
+  const long long m = f.m;
+  for (long long e = threadIdx.x; e < m * t.nelim; e += blockDim.x) {
+    const long long i = e % m, j = e / m;
+    lstore[t.l_off + e] = i < j ? 0.0 : F[e];
+  }
+  for (int i = threadIdx.x; i < f.m; i += blockDim.x) rows_store[t.rows_off + i] = vars[f.var_off + i];
+  for (int i = threadIdx.x; i < 2 * t.nelim; i += blockDim.x) dstore[t.dstore_off + i] = dbuf[f.d_off + i];
+  const long long mc = m - t.nelim;
+  for (long long e = threadIdx.x; e < mc * mc; e += blockDim.x) {
+    const long long i = e % mc, j = e / mc;
+    cb_cur[t.cb_off + e] = i >= j ? F[(t.nelim + i) + (t.nelim + j) * m] : 0.0;
+  }
+}
+
+}  // namespace
+
+void launch_init_fronts(const FrontDesc* fronts, int nfronts, double*, int* vars, const int* perm, const int* sptr,
+                        const long long* rptr, const int* rlist, cudaStream_t s) {
+  if (nfronts == 0) return;
+  init_fronts_kernel<<<nfronts, 128, 0, s>>>(fronts, vars, perm, sptr, rptr, rlist);
+  check_launch("init_fronts_kernel");
+}
+
+void launch_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const long long* tptr,
+                       const ATarget* targets, const long long* srcs, const double* val, const double* scale,
+                       cudaStream_t s) {
+  if (nfronts == 0) return;
+  assemble_a_kernel<<<nfronts, 256, 0, s>>>(fronts, fbuf, tptr, targets, srcs, val, scale);
+  check_launch("assemble_a_kernel");
+}
+
+void launch_assemble_children(const ChildTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, int* vars,
+                              const double* cb_prev, const int* cmap, const int* rows_store, cudaStream_t s) {
+  if (ntasks == 0) return;
+  assemble_children_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, vars, cb_prev, cmap, rows_store);
+  check_launch("assemble_children_kernel");
+}
+
+void launch_copy_out(const CopyOutTask* tasks, int ntasks, const FrontDesc* fronts, const double* fbuf, const int* vars,
+                     const double* dbuf, double* lstore, int* rows_store, double* dstore, double* cb_cur,
+                     cudaStream_t s) {
+  if (ntasks == 0) return;
+  copy_out_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lstore, rows_store, dstore, cb_cur);
+  check_launch("copy_out_kernel");
+}
+
+}  // namespace gpu
+}  // namespace detail
+}  // namespace ssids

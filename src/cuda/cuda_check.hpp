@@ -1,0 +1,81 @@
+// cuda_check.hpp — CUDA error checking and a small RAII device buffer (included by .cu files only).
+// Every CUDA call goes through check_cuda(); an allocation failure becomes Error(allocation), any other
+// failure Error(cuda) with the CUDA message. Nothing exits or aborts.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "ssids/error.hpp"
+
+namespace ssids {
+namespace detail {
+
+inline void check_cuda(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  cudaGetLastError();  // clear a sticky-free error so the library stays usable
+  std::string msg = std::string(what) + ": " + cudaGetErrorString(e);
+  if (e == cudaErrorMemoryAllocation) throw Error(flag::allocation, "GPU out of memory in " + msg);
+  throw Error(flag::cuda, msg);
+}
+
+/// Checks the launch just made (configuration errors) without synchronizing.
+inline void check_launch(const char* kernel) { check_cuda(cudaGetLastError(), kernel); }
+
+/// Device array of T that grows on demand (contents are not preserved by grow()).
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { release(); }
+  void release() noexcept {
+    if (p_) cudaFree(p_);
+    p_ = nullptr;
+    cap_ = 0;
+  }
+  /// Ensure room for n elements; reallocates (discarding contents) when larger than the capacity.
+  void reserve_discard(std::size_t n) {
+    if (n <= cap_) return;
+    release();
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&p_), (n ? n : 1) * sizeof(T)), "cudaMalloc");
+    cap_ = n;
+  }
+  /// Ensure room for n elements keeping the first `keep` elements.
+  void reserve_keep(std::size_t n, std::size_t keep, cudaStream_t s) {
+    if (n <= cap_) return;
+    T* q = nullptr;
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&q), n * sizeof(T)), "cudaMalloc");
+    if (p_ && keep) {
+      cudaError_t e = cudaMemcpyAsync(q, p_, keep * sizeof(T), cudaMemcpyDeviceToDevice, s);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+      if (e != cudaSuccess) {
+        cudaFree(q);
+        check_cuda(e, "cudaMemcpyAsync (grow)");
+      }
+    }
+    release();
+    p_ = q;
+    cap_ = n;
+  }
+  void upload(const T* host, std::size_t n, cudaStream_t s) {
+    reserve_discard(n);
+    if (n) check_cuda(cudaMemcpyAsync(p_, host, n * sizeof(T), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
+  }
+  void swap(DeviceBuffer& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(cap_, o.cap_);
+  }
+  T* get() const noexcept { return p_; }
+  std::size_t capacity() const noexcept { return cap_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t cap_ = 0;
+};
+
+}  // namespace detail
+}  // namespace ssids

@@ -1,0 +1,497 @@
+// dense_kernels.cu — GPU partial factorization of the fully summed columns of a level's fronts with
+// a-posteriori threshold pivoting (Hogg, Ovtchinnikov & Scott 2016, §3.2), batched over fronts.
+//
+// One step on one front factorizes the window [k+s, k+s+w) of candidate columns (k = eliminated so far,
+// s = candidates that failed since the last success):
+//  factor_window: the window's diagonal block is factorized in shared memory with the paper's pivot rule
+//    (leftmost unprocessed column i, partner j = argmax |f_ji|; zero pivot if the column is below `small`;
+//    2x2 when the determinant test (7) passes, else the larger diagonal as a 1x1; a zero pivot is confirmed
+//    only if the rest of its column is below `small` too); then every other row of
+//    the front gets its multipliers L21 = F21 L11^{-T} D^{-1}; every multiplier is checked against 1/u
+//    and the leading pivots whose columns all pass are accepted (q of them; a 2x2 is never split).
+//    The front itself is not modified.
+//  commit_window: the accepted pivots are moved (symmetric transpositions of the whole front) to positions
+//    k.., followed by the earlier failed candidates and the window's failed ones, which keep their
+//    original values (restored for free); the accepted columns are written from the scratch.
+//  form_w + update: the remaining fully summed columns get C -= L W^T with W = L D (update_kernel).
+// When the window accepts nothing, the next window starts after it (s += w); a front is finished when
+// k == p or every remaining candidate failed since the last success.
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/front_kernels.cuh"
+#include "factor/pivot_tests.hpp"
+
+namespace ssids {
+namespace detail {
+namespace gpu {
+
+namespace {
+
+constexpr int W = max_window;
+constexpr int tile = 64;
+constexpr int tile_k = 16;
+
+/// Entry (i, j) of the symmetric front stored by its lower triangle.
+__device__ __forceinline__ double sym_at(const double* F, long long m, long long i, long long j) {
+  return i >= j ? F[i + j * m] : F[j + i * m];
+}
+
+/// Multiplier acceptance: |l| <= 1/u, written so that u = 0 accepts every finite value and NaN/Inf fail.
+__device__ __forceinline__ bool multiplier_ok(double l, double u) {
+  return isfinite(l) && fabs(l) * u <= 1.0;
+}
+
+/// Symmetric swap of positions a < b of the m x m front (lower storage), done by the whole block.
+__device__ void sym_swap(double* F, long long m, int a, int b, int* vars) {
+  for (long long j = threadIdx.x; j < m; j += blockDim.x) {
+    double* x;
+    double* y;
+    if (j < a) {
+      x = F + a + j * m;
+      y = F + b + j * m;
+    } else if (j == a) {
+      x = F + a + a * m;
+      y = F + b + b * m;
+    } else if (j < b) {
+      x = F + j + a * m;
+      y = F + b + j * m;
+    } else if (j == b) {
+      continue;
+    } else {
+      x = F + j + a * m;
+      y = F + j + b * m;
+    }
+    const double t = *x;
+    *x = *y;
+    *y = t;
+  }
+  if (threadIdx.x == 0 && vars) {
+    const int t = vars[a];
+    vars[a] = vars[b];
+    vars[b] = t;
+  }
+}
+
+/// Apply the permutation src of positions [lo, lo+len): afterwards position lo+t holds what was at
+/// lo+src[t]. Done as at most len transpositions; pos/at are len-int scratch arrays.
+__device__ void permute_positions(double* F, long long m, int* vars, int lo, int len, const int* src, int* pos,
+                                  int* at) {
+  __shared__ int sa, sb;
+  for (int t = threadIdx.x; t < len; t += blockDim.x) {
+    pos[t] = t;
+    at[t] = t;
+  }
+  __syncthreads();
+  for (int t = 0; t < len; ++t) {
+    if (threadIdx.x == 0) {
+      const int e = src[t], cur = pos[e];
+      sa = t;
+      sb = cur;
+      if (cur != t) {
+        const int other = at[t];
+        at[cur] = other;
+        pos[other] = cur;
+        at[t] = e;
+        pos[e] = t;
+      }
+    }
+    __syncthreads();
+    if (sa != sb) sym_swap(F, m, lo + min(sa, sb), lo + max(sa, sb), vars);
+    __syncthreads();
+  }
+}
+
+__global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* tasks, const FrontDesc* fronts,
+                                                            double* fbuf, double* lt_buf, int* piv_out, double* dw_out,
+                                                            int* q_out, DenseParams prm) {
+  const WindowTask t = tasks[blockIdx.x];
+  const FrontDesc f = fronts[t.front];
+  const double* F = fbuf + f.off;
+  const long long m = f.m;
+  const int w = t.w, base = t.k + t.s;
+  const long long ldt = m - t.k;
+  double* lt = lt_buf + t.lt_off;
+
+  __shared__ double S[W][W + 1];  // S[r][c]; column c of a processed pivot holds l(r, c) for later rows
+  __shared__ int processed[W], order[W], pos_of[W];
+  __shared__ double D[2 * W + 2];
+  __shared__ int npiv, stop_pos, fail_pos, fail_local;
+  __shared__ int sh_kind, sh_t1, sh_t2;
+
+  for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
+    const int r = e % w, c = e / w;
+    S[r][c] = sym_at(F, m, base + r, base + c);
+  }
+  for (int c = threadIdx.x; c < W; c += blockDim.x) {
+    processed[c] = 0;
+    pos_of[c] = W;
+  }
+  if (threadIdx.x == 0) {
+    npiv = 0;
+    stop_pos = W;  // posdef: position of a pivot that is not positive
+    fail_pos = W;  // first pivot position with a multiplier over 1/u
+    fail_local = -1;
+  }
+  __syncthreads();
+
+  for (;;) {
+    // every thread reads the loop state before thread 0 may change it below
+    const bool more = npiv < w && stop_pos == W;
+    __syncthreads();
+    if (!more) break;
+    if (threadIdx.x < 32) {
+      int i = 0;
+      while (processed[i]) ++i;  // leftmost unprocessed (same in every lane)
+      double best = -1.0;
+      int bj = -1;
+      for (int r = threadIdx.x; r < w; r += 32) {
+        if (r != i && !processed[r]) {
+          const double v = fabs(S[r][i]);
+          if (v > best) {
+            best = v;
+            bj = r;
+          }
+        }
+      }
+      for (int off = 16; off > 0; off >>= 1) {  // max value, smallest index on ties
+        const double ov = __shfl_down_sync(0xffffffffu, best, off);
+        const int oj = __shfl_down_sync(0xffffffffu, bj, off);
+        if (ov > best || (ov == best && oj >= 0 && (bj < 0 || oj < bj))) {
+          best = ov;
+          bj = oj;
+        }
+      }
+      if (threadIdx.x == 0) {
+        const double aii = S[i][i];
+        const double colmax = fmax(fabs(aii), best);
+        int kind, t1 = i, t2 = -1;
+        if (prm.posdef) {  // Cholesky order, no pivoting: a pivot that is not positive is an error
+          kind = 1;
+          if (!(aii > 0.0)) {
+            stop_pos = npiv;
+            fail_local = i;
+          }
+        } else if (!(colmax >= prm.small)) {
+          kind = 0;  // zero pivot inside the window (also catches NaN); confirmed on the other rows below
+        } else if (bj >= 0 && two_by_two_determinant_ok(aii, S[bj][i], S[bj][bj])) {
+          kind = 2;
+          t2 = bj;
+        } else {
+          kind = 1;
+          if (bj >= 0 && fabs(S[bj][bj]) > fabs(aii)) t1 = bj;
+        }
+        sh_kind = kind;
+        sh_t1 = t1;
+        sh_t2 = t2;
+      }
+    }
+    __syncthreads();
+    if (stop_pos != W) break;
+    const int kind = sh_kind, t1 = sh_t1, t2 = sh_t2;
+    const int np = npiv;
+    if (kind == 0) {
+      for (int r = threadIdx.x; r < w; r += blockDim.x)
+        if (!processed[r] && r != t1) S[r][t1] = 0.0;
+      if (threadIdx.x == 0) {
+        D[2 * np] = 0.0;
+        D[2 * np + 1] = 0.0;
+      }
+    } else if (kind == 1) {
+      const double d = S[t1][t1];
+      for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
+        const int r = e % w, c = e / w;
+        if (r != t1 && c != t1 && !processed[r] && !processed[c]) S[r][c] -= (S[r][t1] / d) * S[c][t1];
+      }
+      __syncthreads();
+      for (int r = threadIdx.x; r < w; r += blockDim.x)
+        if (!processed[r] && r != t1) S[r][t1] = S[r][t1] / d;
+      if (threadIdx.x == 0) {
+        D[2 * np] = d;
+        D[2 * np + 1] = 0.0;
+      }
+    } else {
+      double i11, i21, i22;
+      two_by_two_inverse(S[t1][t1], S[t2][t1], S[t2][t2], i11, i21, i22);
+      for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
+        const int r = e % w, c = e / w;
+        if (r != t1 && r != t2 && c != t1 && c != t2 && !processed[r] && !processed[c]) {
+          const double a = S[r][t1], b = S[r][t2];
+          const double l1 = a * i11 + b * i21, l2 = a * i21 + b * i22;
+          S[r][c] -= l1 * S[c][t1] + l2 * S[c][t2];
+        }
+      }
+      __syncthreads();
+      for (int r = threadIdx.x; r < w; r += blockDim.x) {
+        if (!processed[r] && r != t1 && r != t2) {
+          const double a = S[r][t1], b = S[r][t2];
+          S[r][t1] = a * i11 + b * i21;
+          S[r][t2] = a * i21 + b * i22;
+        }
+      }
+      if (threadIdx.x == 0) {
+        D[2 * np] = S[t1][t1];
+        D[2 * np + 1] = S[t2][t1];
+        D[2 * np + 2] = S[t2][t2];
+        D[2 * np + 3] = 0.0;
+      }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      processed[t1] = 1;
+      order[np] = t1;
+      pos_of[t1] = np;
+      if (kind == 2) {
+        processed[t2] = 1;
+        order[np + 1] = t2;
+        pos_of[t2] = np + 1;
+        npiv = np + 2;
+      } else {
+        npiv = np + 1;
+      }
+    }
+    __syncthreads();
+  }
+  const int np = npiv;
+
+  // multipliers inside the window (rows processed after their pivot column)
+  for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
+    const int a = e % w, pc = e / w;
+    if (pc >= np || pos_of[a] <= pc) continue;
+    const bool partner = D[2 * pc + 1] != 0.0 && pc + 1 < np && order[pc + 1] == a;
+    const double l = partner ? 0.0 : S[a][order[pc]];
+    if (!multiplier_ok(l, prm.u)) atomicMin(&fail_pos, pc);
+  }
+  // window rows of the scratch L: row of window column a (relative row s + a)
+  for (int e = threadIdx.x; e < w * np; e += blockDim.x) {
+    const int a = e % w, pc = e / w;
+    double l;
+    const int pa = pos_of[a];
+    if (pc > pa) l = 0.0;
+    else if (pc == pa) l = 1.0;
+    else if (D[2 * pc + 1] != 0.0 && order[pc + 1] == a) l = 0.0;  // (k+1,k) of a 2x2 pivot
+    else l = S[a][order[pc]];
+    lt[(t.s + a) + pc * ldt] = l;
+  }
+  // every other row: L21 = F21 L11^{-T} D^{-1}, by forward substitution in pivot order
+  const long long nrows_other = ldt - w;
+  for (long long rr = threadIdx.x; rr < nrows_other; rr += blockDim.x) {
+    const long long rel = rr < t.s ? rr : rr + w;  // relative to k
+    const long long r = t.k + rel;
+    double x[W];
+    for (int a = 0; a < w; ++a) x[a] = sym_at(F, m, r, base + a);
+    int first_bad = W;
+    for (int pc = 0; pc < np;) {
+      const int c1 = order[pc];
+      if (D[2 * pc + 1] != 0.0) {
+        const int c2 = order[pc + 1];
+        double i11, i21, i22;
+        two_by_two_inverse(D[2 * pc], D[2 * pc + 1], D[2 * pc + 2], i11, i21, i22);
+        const double x1 = x[c1], x2 = x[c2];
+        for (int c = 0; c < w; ++c)
+          if (pos_of[c] > pc + 1) x[c] -= x1 * S[c][c1] + x2 * S[c][c2];
+        const double l1 = x1 * i11 + x2 * i21, l2 = x1 * i21 + x2 * i22;
+        lt[rel + pc * ldt] = l1;
+        lt[rel + (pc + 1) * ldt] = l2;
+        if (first_bad == W && !(multiplier_ok(l1, prm.u) && multiplier_ok(l2, prm.u))) first_bad = pc;
+        pc += 2;
+      } else {
+        const double x1 = x[c1];
+        for (int c = 0; c < w; ++c)
+          if (pos_of[c] > pc) x[c] -= x1 * S[c][c1];
+        const double d = D[2 * pc];
+        const double l = d != 0.0 ? x1 / d : 0.0;
+        lt[rel + pc * ldt] = l;
+        // a zero pivot is only a zero pivot if the whole remaining column is below `small`, not just the
+        // window's part of it (a zero diagonal block of a KKT matrix is not a zero column)
+        const bool ok = d != 0.0 ? multiplier_ok(l, prm.u) : !(fabs(x1) >= prm.small);
+        if (first_bad == W && !ok) first_bad = pc;
+        pc += 1;
+      }
+    }
+    if (first_bad < W) atomicMin(&fail_pos, first_bad);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int q = min(np, min(fail_pos, stop_pos));
+    if (q > 0 && q < np && D[2 * (q - 1) + 1] != 0.0) --q;  // never split a 2x2 pivot
+    // a 2x2 pair ending exactly at q-1: D[2(q-2)+1] != 0 is the first of the pair, fine
+    q_out[2 * blockIdx.x] = q;
+    q_out[2 * blockIdx.x + 1] = (stop_pos != W && q == stop_pos) ? fail_local : -1;
+  }
+  for (int pc = threadIdx.x; pc < np; pc += blockDim.x) piv_out[blockIdx.x * W + pc] = order[pc];
+  for (int e = threadIdx.x; e < 2 * np; e += blockDim.x) dw_out[blockIdx.x * 2 * W + e] = D[e];
+}
+
+__global__ void __launch_bounds__(256) commit_window_kernel(const WindowTask* tasks, const FrontDesc* fronts,
+                                                            double* fbuf, int* vars, double* dbuf, const double* lt_buf,
+                                                            const int* piv, const double* dw, const int* q_in,
+                                                            int* scratch_buf) {
+  const WindowTask t = tasks[blockIdx.x];
+  const int q = q_in[2 * blockIdx.x];
+  if (q == 0) return;
+  const FrontDesc f = fronts[t.front];
+  double* F = fbuf + f.off;
+  const long long m = f.m;
+  const int len = t.s + t.w;
+  int* src = scratch_buf + t.scr_off;
+  int* pos = src + len;
+  int* at = pos + len;
+  const int* order = piv + blockIdx.x * W;
+  __shared__ int accepted[W];
+  for (int a = threadIdx.x; a < W; a += blockDim.x) accepted[a] = 0;
+  __syncthreads();
+  for (int pc = threadIdx.x; pc < q; pc += blockDim.x) accepted[order[pc]] = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int n = 0;
+    for (int pc = 0; pc < q; ++pc) src[n++] = t.s + order[pc];
+    for (int e = 0; e < t.s; ++e) src[n++] = e;
+    for (int a = 0; a < t.w; ++a)
+      if (!accepted[a]) src[n++] = t.s + a;
+  }
+  __syncthreads();
+  permute_positions(F, m, vars + f.var_off, t.k, len, src, pos, at);
+  // accepted columns from the scratch (rows relative to k; permuted rows take their original's values)
+  const long long ldt = m - t.k;
+  const double* lt = lt_buf + t.lt_off;
+  for (long long e = threadIdx.x; e < ldt * q; e += blockDim.x) {
+    const long long i = e % ldt, pc = e / ldt;
+    if (i < pc) continue;
+    const long long srow = i < len ? src[i] : i;
+    F[(t.k + i) + (t.k + pc) * m] = lt[srow + pc * ldt];
+  }
+  for (int e = threadIdx.x; e < 2 * q; e += blockDim.x) dbuf[f.d_off + 2 * t.k + e] = dw[blockIdx.x * 2 * W + e];
+}
+
+__global__ void permute_range_kernel(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch) {
+  const FrontDesc f = *front;
+  permute_positions(fbuf + f.off, f.m, vars + f.var_off, lo, len, scratch, scratch + len, scratch + 2 * len);
+}
+
+__global__ void form_w_kernel(const FormWTask* tasks) {
+  const FormWTask t = tasks[blockIdx.x];
+  for (long long e = threadIdx.x; e < static_cast<long long>(t.nrow) * t.q; e += blockDim.x) {
+    const int r = static_cast<int>(e % t.nrow), j = static_cast<int>(e / t.nrow);
+    const double* l = t.l + r;
+    double v;
+    if (t.d[2 * j + 1] != 0.0) {  // first of a 2x2
+      v = l[static_cast<long long>(j) * t.ldl] * t.d[2 * j] + l[static_cast<long long>(j + 1) * t.ldl] * t.d[2 * j + 1];
+    } else if (j > 0 && t.d[2 * (j - 1) + 1] != 0.0) {  // second of a 2x2
+      v = l[static_cast<long long>(j - 1) * t.ldl] * t.d[2 * (j - 1) + 1] + l[static_cast<long long>(j) * t.ldl] * t.d[2 * j];
+    } else {
+      v = l[static_cast<long long>(j) * t.ldl] * t.d[2 * j];
+    }
+    t.w[e] = v;
+  }
+}
+
+// One 64x64 lower tile of C -= L W^T per block; 256 threads, 4x4 entries each; inner dimension in
+// chunks of 16 through shared memory. Each entry is summed in a fixed order by one thread.
+__global__ void __launch_bounds__(256) update_kernel(const UpdateTask* tasks, int ntasks) {
+  const long long b = blockIdx.x;
+  int lo = 0, hi = ntasks - 1;
+  while (lo < hi) {  // last task with tile_begin <= b
+    const int mid = (lo + hi + 1) / 2;
+    if (tasks[mid].tile_begin <= b) lo = mid;
+    else hi = mid - 1;
+  }
+  const UpdateTask t = tasks[lo];
+  long long local = b - t.tile_begin;
+  const int nti = (t.nrow + tile - 1) / tile;
+  int tj = 0;
+  while (local >= nti - tj) {
+    local -= nti - tj;
+    ++tj;
+  }
+  const int ti = tj + static_cast<int>(local);
+  const int i0 = ti * tile, j0 = tj * tile;
+  __shared__ double Ls[tile_k][tile + 1];
+  __shared__ double Ws[tile_k][tile + 1];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  double acc[4][4];
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) acc[a][c] = 0.0;
+  for (int k0 = 0; k0 < t.kdim; k0 += tile_k) {
+    for (int e = threadIdx.x; e < tile * tile_k; e += blockDim.x) {
+      const int r = e % tile, kk = e / tile;
+      const int gk = k0 + kk;
+      const int gi = i0 + r, gj = j0 + r;
+      Ls[kk][r] = (gk < t.kdim && gi < t.nrow) ? t.l[gi + static_cast<long long>(gk) * t.ldl] : 0.0;
+      Ws[kk][r] = (gk < t.kdim && gj < t.ncol) ? t.w[gj + static_cast<long long>(gk) * t.ldw] : 0.0;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < tile_k; ++kk) {
+      double lv[4], wv[4];
+#pragma unroll
+      for (int a = 0; a < 4; ++a) lv[a] = Ls[kk][tx + 16 * a];
+#pragma unroll
+      for (int c = 0; c < 4; ++c) wv[c] = Ws[kk][ty + 16 * c];
+#pragma unroll
+      for (int a = 0; a < 4; ++a)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) acc[a][c] = fma(lv[a], wv[c], acc[a][c]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int i = i0 + tx + 16 * a, j = j0 + ty + 16 * c;
+      if (i < t.nrow && j < t.ncol && i >= j) t.c[i + static_cast<long long>(j) * t.ldc] -= acc[a][c];
+    }
+}
+
+}  // namespace
+
+long long update_tiles(int nrow, int ncol) {
+  if (nrow <= 0 || ncol <= 0) return 0;
+  const long long nti = (nrow + tile - 1) / tile, ntj = (ncol + tile - 1) / tile;
+  long long n = 0;
+  for (long long tj = 0; tj < ntj; ++tj) n += nti - tj;
+  return n;
+}
+
+void launch_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, double* lt,
+                          int* piv, double* dw, int* q, DenseParams prm, cudaStream_t s) {
+  if (ntasks == 0) return;
+  factor_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, lt, piv, dw, q, prm);
+  check_launch("factor_window_kernel");
+}
+
+void launch_commit_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, int* vars,
+                          double* dbuf, const double* lt, const int* piv, const double* dw, const int* q, int* scratch,
+                          cudaStream_t s) {
+  if (ntasks == 0) return;
+  commit_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lt, piv, dw, q, scratch);
+  check_launch("commit_window_kernel");
+}
+
+void launch_permute_range(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch,
+                          cudaStream_t s) {
+  if (len <= 1) return;
+  permute_range_kernel<<<1, 256, 0, s>>>(front, fbuf, vars, lo, len, scratch);
+  check_launch("permute_range_kernel");
+}
+
+void launch_form_w(const FormWTask* tasks, int ntasks, cudaStream_t s) {
+  if (ntasks == 0) return;
+  form_w_kernel<<<ntasks, 256, 0, s>>>(tasks);
+  check_launch("form_w_kernel");
+}
+
+void launch_update(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s) {
+  if (ntasks == 0 || ntiles == 0) return;
+  update_kernel<<<static_cast<unsigned>(ntiles), 256, 0, s>>>(tasks, ntasks);
+  check_launch("update_kernel");
+}
+
+}  // namespace gpu
+}  // namespace detail
+}  // namespace ssids

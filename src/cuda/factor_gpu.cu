@@ -1,0 +1,542 @@
+// factor_gpu.cu — host driver of the GPU multifrontal factorization: levels from the deepest to the roots,
+// one launch per operation and level over task records (Hogg, Ovtchinnikov & Scott 2016, §3).
+//
+// Device data: the analysis' maps are uploaded once per analysis (cached in Symbolic::gpu_cache); each
+// factorization uploads the values (and scaling). Fronts of a level share one buffer; contribution blocks
+// of a level go to one of two buffers that swap roles between levels. L, D and the row lists stay on the
+// device until the end, when they are copied into the host layout shared with the CPU path.
+// Host<->device traffic during the factorization is limited to the pivoting outcome: the number of
+// pivots each window accepted (one small copy per dense step) — plus, in the rare case that pivots still
+// fail at a root, that root's remaining block, which is finished on the host with a full search.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/front_kernels.cuh"
+#include "factor/dense_ldlt.hpp"
+#include "factor/factor_gpu.hpp"
+#include "factor/pivot_tests.hpp"
+#include "ssids/error.hpp"
+
+namespace ssids {
+namespace detail {
+
+using namespace gpu;
+
+namespace {
+
+/// The analysis' maps on the device.
+struct GpuSymbolic {
+  DeviceBuffer<int> perm, sptr, rlist, cmap;
+  DeviceBuffer<long long> rptr, tptr, srcs;
+  DeviceBuffer<ATarget> targets;
+};
+
+class Stream {
+ public:
+  Stream() { check_cuda(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  void sync() const { check_cuda(cudaStreamSynchronize(s_), "cudaStreamSynchronize"); }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+template <class T>
+void upload(DeviceBuffer<T>& d, const Vector<T>& h, cudaStream_t s) {
+  d.upload(h.data(), h.size(), s);
+}
+
+std::shared_ptr<GpuSymbolic> gpu_symbolic(const Symbolic& sym, cudaStream_t s) {
+  std::lock_guard<std::mutex> lock(sym.gpu_cache->mutex);
+  if (sym.gpu_cache->data) return std::static_pointer_cast<GpuSymbolic>(sym.gpu_cache->data);
+  auto g = std::make_shared<GpuSymbolic>();
+  upload(g->perm, sym.perm, s);
+  upload(g->sptr, sym.sptr, s);
+  upload(g->rlist, sym.rlist, s);
+  upload(g->cmap, sym.cmap, s);
+  Vector<long long> rptr(sym.rptr.begin(), sym.rptr.end());
+  upload(g->rptr, rptr, s);
+  // unique targets of the A entries, each with its sources in src order (amap is sorted by src within a
+  // node, so equal targets are summed in the same order as on the CPU)
+  Vector<long long> tptr(static_cast<size_t>(sym.nsup) + 1, 0), srcs;
+  Vector<ATarget> targets;
+  srcs.reserve(sym.amap.size());
+  for (index_t nd = 0; nd < sym.nsup; ++nd) {
+    const offset_t b = sym.amap_ptr[nd], e = sym.amap_ptr[nd + 1];
+    Vector<offset_t> idx;
+    for (offset_t k = b; k < e; ++k) idx.push_back(k);
+    std::stable_sort(idx.begin(), idx.end(), [&](offset_t x, offset_t y) {
+      const AEntry &a = sym.amap[x], &c = sym.amap[y];
+      return a.lcol != c.lcol ? a.lcol < c.lcol : a.lrow < c.lrow;
+    });
+    for (size_t k = 0; k < idx.size();) {
+      const AEntry& a = sym.amap[idx[k]];
+      ATarget t;
+      t.lrow = a.lrow;
+      t.lcol = a.lcol;
+      t.src_begin = static_cast<int>(srcs.size());
+      size_t k2 = k;
+      while (k2 < idx.size() && sym.amap[idx[k2]].lrow == a.lrow && sym.amap[idx[k2]].lcol == a.lcol)
+        srcs.push_back(sym.amap[idx[k2++]].src);
+      t.src_end = static_cast<int>(srcs.size());
+      t.orig_col = sym.perm[sym.sptr[nd] + a.lcol];
+      t.orig_row = sym.perm[sym.rlist[sym.rptr[nd] + a.lrow]];
+      targets.push_back(t);
+      k = k2;
+    }
+    tptr[nd + 1] = static_cast<long long>(targets.size());
+  }
+  upload(g->tptr, tptr, s);
+  upload(g->srcs, srcs, s);
+  upload(g->targets, targets, s);
+  check_cuda(cudaStreamSynchronize(s), "upload of the analysis");
+  sym.gpu_cache->data = g;
+  return g;
+}
+
+/// Per-node results kept on the host while levels are processed.
+struct NodeInfo {
+  int m = 0, p = 0, ndelay = 0, nelim = 0;
+  long long l_off = 0, rows_off = 0, d_off = 0, cb_off = 0;
+};
+
+}  // namespace
+
+bool gpu_available(std::string* why) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    if (why) *why = e != cudaSuccess ? std::string("no usable CUDA device: ") + cudaGetErrorString(e) : "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
+                             const Options& options, NumericFactors& out, Inform& inform) {
+  std::string why;
+  if (!gpu_available(&why)) throw Error(flag::no_cuda, why);
+  Stream stream;
+  const cudaStream_t st = stream.get();
+  auto gs = gpu_symbolic(sym, st);
+  const bool posdef = mode == Mode::posdef;
+  DenseParams prm;
+  prm.u = posdef ? 0.0 : std::min(0.5, std::max(0.0, options.u));
+  prm.small = options.small;
+  prm.posdef = posdef ? 1 : 0;
+
+  DeviceBuffer<double> dval, dscale;
+  dval.upload(val, static_cast<size_t>(sym.nnz_in), st);
+  if (scale) dscale.upload(scale, static_cast<size_t>(sym.n), st);
+
+  DeviceBuffer<double> dF, dDlev, dCBprev, dCBcur, dLt, dDw, dW, dL, dDs;
+  DeviceBuffer<int> dVars, dScr, dPiv, dQ, dRows;
+  DeviceBuffer<FrontDesc> dFronts;
+  DeviceBuffer<ChildTask> dChild;
+  DeviceBuffer<WindowTask> dWin;
+  DeviceBuffer<FormWTask> dFormW;
+  DeviceBuffer<UpdateTask> dUpd;
+  DeviceBuffer<CopyOutTask> dCopy;
+
+  Vector<NodeInfo> info(sym.nsup);
+  long long l_used = 0, rows_used = 0, d_used = 0;
+  const long long l_guess = static_cast<long long>(sym.num_factor + sym.num_factor / 10) + 1;
+  dL.reserve_discard(static_cast<size_t>(l_guess));
+  dRows.reserve_discard(static_cast<size_t>(sym.rlist.size()) + sym.n + 1);
+  dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2);
+
+  Vector<FrontDesc> fronts;
+  Vector<int> kk, ss, active;
+  Vector<WindowTask> wins;
+  Vector<FormWTask> formw;
+  Vector<UpdateTask> upd;
+  Vector<int> qhost;
+
+  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
+    const index_t first = sym.level_ptr[lev], nf = sym.level_ptr[lev + 1] - first;
+    if (nf == 0) continue;
+    // ---- fronts of this level
+    fronts.resize(nf);
+    long long foff = 0, voff = 0, doff = 0;
+    for (index_t f = 0; f < nf; ++f) {
+      const index_t nd = sym.level_nodes[first + f];
+      int ndelay = 0;
+      for (index_t c = sym.child_ptr[nd]; c < sym.child_ptr[nd + 1]; ++c) {
+        const NodeInfo& ci = info[sym.child_list[c]];
+        ndelay += ci.p - ci.nelim;
+      }
+      FrontDesc& d = fronts[f];
+      d.node = nd;
+      d.ncol = sym.ncol(nd);
+      d.ndelay = ndelay;
+      d.m = sym.nrow(nd) + ndelay;
+      d.p = d.ncol + ndelay;
+      d.off = foff;
+      d.var_off = voff;
+      d.d_off = doff;
+      foff += static_cast<long long>(d.m) * d.m;
+      voff += d.m;
+      doff += 2LL * d.p;
+      info[nd].m = d.m;
+      info[nd].p = d.p;
+      info[nd].ndelay = ndelay;
+    }
+    dF.reserve_discard(static_cast<size_t>(foff));
+    dVars.reserve_discard(static_cast<size_t>(voff));
+    dDlev.reserve_discard(static_cast<size_t>(doff) + 2);
+    check_cuda(cudaMemsetAsync(dF.get(), 0, static_cast<size_t>(foff) * sizeof(double), st), "cudaMemsetAsync fronts");
+    check_cuda(cudaMemsetAsync(dDlev.get(), 0, (static_cast<size_t>(doff) + 2) * sizeof(double), st), "cudaMemsetAsync D");
+    dFronts.upload(fronts.data(), fronts.size(), st);
+    launch_init_fronts(dFronts.get(), nf, dF.get(), dVars.get(), gs->perm.get(), gs->sptr.get(), gs->rptr.get(),
+                       gs->rlist.get(), st);
+    launch_assemble_a(dFronts.get(), nf, dF.get(), gs->tptr.get(), gs->targets.get(), gs->srcs.get(), dval.get(),
+                      scale ? dscale.get() : nullptr, st);
+
+    // ---- children's contribution blocks, one launch per child rank (fixed order, no atomics)
+    int max_children = 0;
+    for (index_t f = 0; f < nf; ++f) {
+      const index_t nd = fronts[f].node;
+      max_children = std::max<int>(max_children, sym.child_ptr[nd + 1] - sym.child_ptr[nd]);
+    }
+    Vector<int> delay_pos(nf);
+    for (index_t f = 0; f < nf; ++f) delay_pos[f] = fronts[f].ncol;
+    for (int r = 0; r < max_children; ++r) {
+      Vector<ChildTask> ct;
+      for (index_t f = 0; f < nf; ++f) {
+        const index_t nd = fronts[f].node;
+        if (sym.child_ptr[nd] + r >= sym.child_ptr[nd + 1]) continue;
+        const index_t c = sym.child_list[sym.child_ptr[nd] + r];
+        const NodeInfo& ci = info[c];
+        ChildTask t;
+        t.parent = f;
+        t.mc = ci.m - ci.nelim;
+        t.nd = ci.p - ci.nelim;
+        t.delay_pos = delay_pos[f];
+        t.child_ncol = sym.ncol(c);
+        t.cb_off = ci.cb_off;
+        t.cmap_off = sym.rptr[c];
+        t.child_vars = ci.rows_off;
+        t.child_nelim = ci.nelim;
+        delay_pos[f] += t.nd;
+        if (t.mc > 0) ct.push_back(t);
+      }
+      if (ct.empty()) continue;
+      dChild.upload(ct.data(), ct.size(), st);
+      launch_assemble_children(dChild.get(), static_cast<int>(ct.size()), dFronts.get(), dF.get(), dVars.get(),
+                               dCBprev.get(), gs->cmap.get(), dRows.get(), st);
+    }
+
+    // ---- dense partial factorization, window by window
+    kk.assign(nf, 0);
+    ss.assign(nf, 0);
+    active.assign(nf, 0);
+    for (index_t f = 0; f < nf; ++f) active[f] = fronts[f].p > 0;
+    for (;;) {
+      wins.clear();
+      long long lt_size = 0, scr_size = 0;
+      for (index_t f = 0; f < nf; ++f) {
+        if (!active[f]) continue;
+        WindowTask t;
+        t.front = f;
+        t.k = kk[f];
+        t.s = ss[f];
+        t.w = std::min(max_window, fronts[f].p - kk[f] - ss[f]);
+        t.lt_off = lt_size;
+        t.scr_off = scr_size;
+        lt_size += static_cast<long long>(fronts[f].m - t.k) * t.w;
+        scr_size += 3LL * (t.s + t.w);
+        wins.push_back(t);
+      }
+      if (wins.empty()) break;
+      const int nt = static_cast<int>(wins.size());
+      dWin.upload(wins.data(), wins.size(), st);
+      dLt.reserve_discard(static_cast<size_t>(lt_size));
+      dScr.reserve_discard(static_cast<size_t>(scr_size));
+      dPiv.reserve_discard(static_cast<size_t>(nt) * max_window);
+      dDw.reserve_discard(static_cast<size_t>(nt) * 2 * max_window);
+      dQ.reserve_discard(2 * static_cast<size_t>(nt));
+      launch_factor_window(dWin.get(), nt, dFronts.get(), dF.get(), dLt.get(), dPiv.get(), dDw.get(), dQ.get(), prm, st);
+      launch_commit_window(dWin.get(), nt, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dLt.get(), dPiv.get(),
+                           dDw.get(), dQ.get(), dScr.get(), st);
+      qhost.resize(2 * static_cast<size_t>(nt));
+      check_cuda(cudaMemcpyAsync(qhost.data(), dQ.get(), qhost.size() * sizeof(int), cudaMemcpyDeviceToHost, st),
+                 "cudaMemcpyAsync pivots accepted");
+      stream.sync();
+      formw.clear();
+      upd.clear();
+      long long w_size = 0, ntiles = 0;
+      for (int i = 0; i < nt; ++i) {
+        const WindowTask& t = wins[i];
+        const FrontDesc& fd = fronts[t.front];
+        const int q = qhost[2 * i];
+        if (posdef && qhost[2 * i + 1] >= 0) {
+          int var = -1;
+          const long long at = fd.var_off + t.k + t.s + qhost[2 * i + 1];
+          check_cuda(cudaMemcpy(&var, dVars.get() + at, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy variable");
+          throw Error(flag::not_posdef, "matrix is not positive definite: pivot of column " + std::to_string(var) +
+                                            " (0-based) is not positive");
+        }
+        if (q > 0) {
+          kk[t.front] += q;
+          ss[t.front] = 0;
+          const int k = kk[t.front], rem = fd.p - k;
+          if (rem > 0) {
+            double* F = dF.get() + fd.off;
+            FormWTask fw;
+            fw.l = F + k + static_cast<long long>(k - q) * fd.m;
+            fw.d = dDlev.get() + fd.d_off + 2LL * (k - q);
+            fw.w = reinterpret_cast<double*>(w_size);  // offset; fixed up below
+            fw.ldl = fd.m;
+            fw.nrow = rem;
+            fw.q = q;
+            formw.push_back(fw);
+            UpdateTask u;
+            u.c = F + k + static_cast<long long>(k) * fd.m;
+            u.ldc = fd.m;
+            u.l = fw.l;
+            u.ldl = fd.m;
+            u.w = reinterpret_cast<double*>(w_size);
+            u.ldw = rem;
+            u.nrow = fd.m - k;
+            u.ncol = rem;
+            u.kdim = q;
+            u.tile_begin = ntiles;
+            ntiles += update_tiles(u.nrow, u.ncol);
+            upd.push_back(u);
+            w_size += static_cast<long long>(rem) * q;
+          }
+        } else {
+          ss[t.front] += t.w;
+        }
+        if (kk[t.front] == fd.p || ss[t.front] >= fd.p - kk[t.front]) active[t.front] = 0;
+      }
+      if (!upd.empty()) {
+        dW.reserve_discard(static_cast<size_t>(w_size));
+        for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
+        for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
+        dFormW.upload(formw.data(), formw.size(), st);
+        dUpd.upload(upd.data(), upd.size(), st);
+        launch_form_w(dFormW.get(), static_cast<int>(formw.size()), st);
+        launch_update(dUpd.get(), static_cast<int>(upd.size()), ntiles, st);
+      }
+    }
+
+    // ---- roots whose remaining candidates all failed: finish them on the host with a full search
+    for (index_t f = 0; f < nf; ++f) {
+      const FrontDesc& fd = fronts[f];
+      if (fd.m != fd.p || kk[f] == fd.p) continue;
+      const int k = kk[f], r = fd.p - k;
+      stream.sync();
+      Vector<double> blk(static_cast<size_t>(r) * r);
+      double* F = dF.get() + fd.off;
+      check_cuda(cudaMemcpy2D(blk.data(), r * sizeof(double), F + k + static_cast<long long>(k) * fd.m,
+                              fd.m * sizeof(double), r * sizeof(double), r, cudaMemcpyDeviceToHost),
+                 "cudaMemcpy2D root block");
+      Vector<int> perm(r);
+      Vector<double> d(2 * static_cast<size_t>(r));
+      DenseLdltOptions o;
+      o.u = prm.u;
+      o.small = prm.small;
+      o.block_size = std::max(8, options.cpu_block_size);
+      DenseLdltStats stats;
+      ldlt_threshold_partial(r, r, blk.data(), r, perm.data(), d.data(), o, stats);
+      Vector<int> scr(3 * static_cast<size_t>(r));
+      std::copy(perm.begin(), perm.end(), scr.begin());
+      dScr.upload(scr.data(), scr.size(), st);
+      launch_permute_range(dFronts.get() + f, dF.get(), dVars.get(), k, r, dScr.get(), st);
+      check_cuda(cudaMemcpy2DAsync(F + k + static_cast<long long>(k) * fd.m, fd.m * sizeof(double), blk.data(),
+                                   r * sizeof(double), r * sizeof(double), r, cudaMemcpyHostToDevice, st),
+                 "cudaMemcpy2DAsync root block");
+      check_cuda(cudaMemcpyAsync(dDlev.get() + fd.d_off + 2LL * k, d.data(), 2 * static_cast<size_t>(r) * sizeof(double),
+                                 cudaMemcpyHostToDevice, st),
+                 "cudaMemcpyAsync root D");
+      stream.sync();
+      kk[f] = fd.p;
+    }
+
+    // ---- contribution blocks: C -= L2 D L2^T with every pivot of the front at once
+    formw.clear();
+    upd.clear();
+    long long w_size = 0, ntiles = 0;
+    for (index_t f = 0; f < nf; ++f) {
+      const FrontDesc& fd = fronts[f];
+      const int k = kk[f], mc = fd.m - fd.p;
+      info[fd.node].nelim = k;
+      if (k == 0 || mc == 0) continue;
+      double* F = dF.get() + fd.off;
+      FormWTask fw;
+      fw.l = F + fd.p;
+      fw.d = dDlev.get() + fd.d_off;
+      fw.w = reinterpret_cast<double*>(w_size);
+      fw.ldl = fd.m;
+      fw.nrow = mc;
+      fw.q = k;
+      formw.push_back(fw);
+      UpdateTask u;
+      u.c = F + fd.p + static_cast<long long>(fd.p) * fd.m;
+      u.ldc = fd.m;
+      u.l = fw.l;
+      u.ldl = fd.m;
+      u.w = fw.w;
+      u.ldw = mc;
+      u.nrow = mc;
+      u.ncol = mc;
+      u.kdim = k;
+      u.tile_begin = ntiles;
+      ntiles += update_tiles(mc, mc);
+      upd.push_back(u);
+      w_size += static_cast<long long>(mc) * k;
+    }
+    if (!upd.empty()) {
+      dW.reserve_discard(static_cast<size_t>(w_size));
+      for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
+      for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
+      dFormW.upload(formw.data(), formw.size(), st);
+      dUpd.upload(upd.data(), upd.size(), st);
+      launch_form_w(dFormW.get(), static_cast<int>(formw.size()), st);
+      launch_update(dUpd.get(), static_cast<int>(upd.size()), ntiles, st);
+    }
+
+    // ---- copy L, D, the row lists and the contribution blocks out of the fronts
+    Vector<CopyOutTask> co(nf);
+    long long l_need = 0, rows_need = 0, d_need = 0, cb_size = 0;
+    for (index_t f = 0; f < nf; ++f) {
+      const FrontDesc& fd = fronts[f];
+      NodeInfo& ni = info[fd.node];
+      CopyOutTask& t = co[f];
+      t.front = f;
+      t.nelim = ni.nelim;
+      t.l_off = ni.l_off = l_used + l_need;
+      t.rows_off = ni.rows_off = rows_used + rows_need;
+      t.dstore_off = ni.d_off = d_used + d_need;
+      t.cb_off = ni.cb_off = cb_size;
+      l_need += static_cast<long long>(fd.m) * ni.nelim;
+      rows_need += fd.m;
+      d_need += 2LL * ni.nelim;
+      cb_size += static_cast<long long>(fd.m - ni.nelim) * (fd.m - ni.nelim);
+    }
+    dL.reserve_keep(static_cast<size_t>(l_used + l_need), static_cast<size_t>(l_used), st);
+    dRows.reserve_keep(static_cast<size_t>(rows_used + rows_need), static_cast<size_t>(rows_used), st);
+    dDs.reserve_keep(static_cast<size_t>(d_used + d_need), static_cast<size_t>(d_used), st);
+    dCBcur.reserve_discard(static_cast<size_t>(cb_size) + 1);
+    dCopy.upload(co.data(), co.size(), st);
+    launch_copy_out(dCopy.get(), nf, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dL.get(), dRows.get(),
+                    dDs.get(), dCBcur.get(), st);
+    l_used += l_need;
+    rows_used += rows_need;
+    d_used += d_need;
+    stream.sync();  // task arrays and buffers are reused by the next level
+    dCBprev.swap(dCBcur);
+  }
+
+  // ---- factors back to the host, in postorder positions
+  Vector<double> hL(static_cast<size_t>(l_used)), hD(static_cast<size_t>(d_used));
+  Vector<int> hRows(static_cast<size_t>(rows_used));
+  if (l_used) check_cuda(cudaMemcpyAsync(hL.data(), dL.get(), hL.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy L");
+  if (d_used) check_cuda(cudaMemcpyAsync(hD.data(), dDs.get(), hD.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy D");
+  if (rows_used) check_cuda(cudaMemcpyAsync(hRows.data(), dRows.get(), hRows.size() * sizeof(int), cudaMemcpyDeviceToHost, st), "copy rows");
+  stream.sync();
+
+  out.n = sym.n;
+  out.nodes.resize(sym.nsup);
+  out.pivot_var.resize(sym.n);
+  if (!posdef) {
+    out.d.assign(2 * static_cast<size_t>(sym.n), 0.0);
+    out.dinv.assign(2 * static_cast<size_t>(sym.n), 0.0);
+  }
+  offset_t rsize = 0;
+  for (index_t s = 0; s < sym.nsup; ++s) rsize += info[s].m;
+  out.rows.resize(rsize);
+  index_t pos = 0;
+  offset_t rp = 0, num_factor = 0, num_flops = 0;
+  int num_delay = 0, maxfront = 0, num_two = 0, num_neg = 0, num_pos = 0, num_zero = 0;
+  for (index_t s = 0; s < sym.nsup; ++s) {
+    const NodeInfo& ni = info[s];
+    NodeFactor& nfac = out.nodes[s];
+    nfac.nelim = ni.nelim;
+    nfac.nrow = ni.m;
+    nfac.ndelay_in = ni.ndelay;
+    nfac.pos = pos;
+    nfac.row_ptr = rp;
+    nfac.l.assign(hL.begin() + ni.l_off, hL.begin() + ni.l_off + static_cast<long long>(ni.m) * ni.nelim);
+    std::copy(hRows.begin() + ni.rows_off, hRows.begin() + ni.rows_off + ni.m, out.rows.begin() + rp);
+    const double* d = hD.data() + ni.d_off;
+    for (index_t k = 0; k < ni.nelim; ++k) out.pivot_var[pos + k] = hRows[ni.rows_off + k];
+    if (posdef) {  // L D L^T with D > 0 -> Cholesky factor L D^{1/2}
+      for (index_t j = 0; j < ni.nelim; ++j) {
+        const double sq = std::sqrt(d[2 * j]);
+        for (index_t i = j; i < ni.m; ++i) nfac.l[i + static_cast<size_t>(j) * ni.m] *= sq;
+      }
+    } else {
+      for (index_t k = 0; k < ni.nelim; ++k) {
+        const double d11 = d[2 * k], d21 = d[2 * k + 1];
+        out.d[2 * (pos + k)] = d11;
+        out.d[2 * (pos + k) + 1] = d21;
+        if (d21 != 0.0) {
+          const double d22 = d[2 * k + 2];
+          double i11, i21, i22;
+          two_by_two_inverse(d11, d21, d22, i11, i21, i22);
+          out.dinv[2 * (pos + k)] = i11;
+          out.dinv[2 * (pos + k) + 1] = i21;
+          out.dinv[2 * (pos + k) + 2] = i22;
+          out.d[2 * (pos + k) + 2] = d22;
+          ++num_two;
+          const double det = d11 * d22 - d21 * d21;
+          if (det < 0) {
+            ++num_neg;
+            ++num_pos;
+          } else if (d11 + d22 > 0) {
+            num_pos += 2;
+          } else {
+            num_neg += 2;
+          }
+          ++k;
+        } else {
+          out.dinv[2 * (pos + k)] = d11 != 0.0 ? 1.0 / d11 : 0.0;
+          if (d11 > 0) ++num_pos;
+          else if (d11 < 0) ++num_neg;
+          else ++num_zero;
+        }
+      }
+    }
+    rp += ni.m;
+    pos += ni.nelim;
+    num_delay += ni.p - ni.nelim;
+    maxfront = std::max(maxfront, ni.m);
+    const offset_t m = ni.m, ne = ni.nelim;
+    num_factor += m * ne - ne * (ne - 1) / 2;
+    for (offset_t k = 0; k < ne; ++k) {
+      const offset_t below = m - k - 1;
+      num_flops += below * below + 2 * below;
+    }
+  }
+  if (pos != sym.n) throw Error(flag::unknown, "internal error: the GPU factorization did not eliminate every column");
+  inform.num_delay = num_delay;
+  inform.maxfront = maxfront;
+  inform.num_factor = num_factor;
+  inform.num_flops = num_flops;
+  if (posdef) {
+    inform.num_neg = 0;
+    inform.num_pos = sym.n;
+    inform.num_zero = 0;
+    inform.num_two = 0;
+  } else {
+    inform.num_neg = num_neg;
+    inform.num_pos = num_pos;
+    inform.num_zero = num_zero;
+    inform.num_two = num_two;
+  }
+  inform.matrix_rank = sym.n - inform.num_zero;
+}
+
+}  // namespace detail
+}  // namespace ssids

@@ -1,0 +1,115 @@
+// front_kernels.cuh — task records and launchers of the level-batched GPU factorization kernels.
+//
+// Fronts of one level live in one device buffer; front f is an m x m column-major matrix (ld = m) of
+// which only the lower triangle is used. Row/column order inside a front is that of the CPU path:
+//     [ own ncol columns | ndelay delayed columns | the other rows ]   (fully summed: p = ncol + ndelay)
+// Every kernel reads its task from an array indexed by blockIdx (one launch per operation and level).
+// All floating-point sums are done in a fixed order by one thread, so results are bitwise reproducible.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace ssids {
+namespace detail {
+namespace gpu {
+
+/// Largest pivot window factorized by one thread block (a-posteriori pivoting, Hogg et al. 2016 §3.2).
+constexpr int max_window = 64;
+
+struct FrontDesc {
+  long long off;      ///< offset of the front in the level front buffer (doubles)
+  long long var_off;  ///< offset of the front's variable list (m ints) in the level variable buffer
+  long long d_off;    ///< offset of the front's D (2p doubles) in the level D buffer
+  int m, p, ncol, ndelay, node;
+};
+
+/// Unique target of the entries of A in a front: value = sum over srcs of val[src] (* scale products).
+struct ATarget {
+  int lrow, lcol;          ///< local row (before the delay shift) and column
+  int src_begin, src_end;  ///< range in the src list
+  int orig_row, orig_col;  ///< original variables, for the scaling
+};
+
+/// One child's contribution block to add into its parent's front (one launch per child rank).
+struct ChildTask {
+  int parent;            ///< index of the parent in the level's FrontDesc array
+  int mc;                ///< order of the contribution block
+  int nd;                ///< delayed columns of the child (the first nd rows/cols of its block)
+  int delay_pos;         ///< where the child's delayed columns go in the parent front
+  int child_ncol;        ///< eliminated columns planned for the child (cmap offset)
+  long long cb_off;      ///< offset of the child's contribution block in the previous level's CB buffer
+  long long cmap_off;    ///< rptr[child]: its cmap entries start here
+  long long child_vars;  ///< offset of the child's final variable list (rows) in the rows buffer
+  int child_nelim;       ///< columns the child eliminated (its delayed variables follow them)
+};
+
+/// One front in the dense loop: factorize the window [k+s, k+s+w) of the fully summed columns.
+struct WindowTask {
+  int front;  ///< index in the level's FrontDesc array
+  int k, s, w;
+  long long lt_off;    ///< offset of the front's (m-k) x w scratch for the computed L (doubles)
+  long long scr_off;   ///< offset of the front's integer scratch (3 * (s + w) ints)
+};
+
+/// C -= L W^T on the lower triangle of a square region of a front (row offset == column offset).
+struct UpdateTask {
+  double* c;
+  const double* l;
+  const double* w;
+  long long tile_begin;  ///< first tile index of this task in the launch
+  int ldc, ldl, ldw;
+  int nrow, ncol, kdim;  ///< region rows (>= ncol), region columns, inner dimension
+};
+
+/// W = L D for the pivots of a task (rows aligned with the region's columns).
+struct FormWTask {
+  const double* l;   ///< first row, first pivot column (ld = ldl)
+  const double* d;   ///< D of the pivots (2 per pivot, CPU layout)
+  double* w;         ///< output, nrow x q, ld = nrow
+  int ldl, nrow, q;
+};
+
+struct CopyOutTask {
+  int front;
+  int nelim;
+  long long l_off;     ///< destination of the L block (m x nelim) in the factor buffer
+  long long rows_off;  ///< destination of the variable list (m ints)
+  long long dstore_off;///< destination of D (2 nelim doubles)
+  long long cb_off;    ///< destination of the contribution block ((m-nelim)^2) in this level's CB buffer
+};
+
+struct DenseParams {
+  double u, small;
+  int posdef;
+};
+
+void launch_init_fronts(const FrontDesc* fronts, int nfronts, double* fbuf, int* vars, const int* perm,
+                        const int* sptr, const long long* rptr, const int* rlist, cudaStream_t s);
+void launch_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const long long* tptr,
+                       const ATarget* targets, const long long* srcs, const double* val, const double* scale,
+                       cudaStream_t s);
+void launch_assemble_children(const ChildTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf,
+                              int* vars, const double* cb_prev, const int* cmap, const int* rows_store,
+                              cudaStream_t s);
+void launch_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf,
+                          double* lt, int* piv, double* dw, int* q, DenseParams prm, cudaStream_t s);
+void launch_commit_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, int* vars,
+                          double* dbuf, const double* lt, const int* piv, const double* dw, const int* q,
+                          int* scratch, cudaStream_t s);
+void launch_form_w(const FormWTask* tasks, int ntasks, cudaStream_t s);
+void launch_update(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s);
+void launch_copy_out(const CopyOutTask* tasks, int ntasks, const FrontDesc* fronts, const double* fbuf,
+                     const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore,
+                     double* cb_cur, cudaStream_t s);
+/// Apply a host-computed permutation of positions [lo, lo+len) of one front (the root fallback), using
+/// scratch (3*len ints on the device, src in the first len).
+void launch_permute_range(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch,
+                          cudaStream_t s);
+
+/// Number of 64x64 lower tiles of a region nrow x ncol (nrow >= ncol).
+long long update_tiles(int nrow, int ncol);
+
+}  // namespace gpu
+}  // namespace detail
+}  // namespace ssids

@@ -1,0 +1,120 @@
+// full_matrix.cpp — both triangles of a symmetric matrix for the scalings and the matching ordering
+// (see scaling.hpp). Input: the caller's lower triangle (CscView, base 0/1, cleaned by the same rules as
+// analyse's validate.cpp: out-of-range entries ignored, upper-triangle entries mirrored, duplicates summed),
+// or the analysis' amap (already cleaned). Output: 0-based CSC of A with both triangles, rows increasing
+// within each column, duplicates merged; explicit zeros kept. Two counting sorts, O(n + nnz).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "scaling/scaling.hpp"
+#include "ssids/error.hpp"
+
+namespace ssids {
+namespace detail {
+
+namespace {
+
+struct Triplet {
+  index_t i, j;  // i >= j
+  double v;
+};
+
+/// Sort the mirrored triplets by (column, row) with two counting sorts and merge duplicates.
+FullSymmetric build_full(index_t n, const Vector<Triplet>& t) {
+  FullSymmetric f;
+  f.n = n;
+  f.ptr.assign(static_cast<size_t>(n) + 1, 0);
+  if (n == 0) return f;
+  // pass 1: bucket the entries of both triangles by row
+  Vector<offset_t> rptr(static_cast<size_t>(n) + 1, 0);
+  for (const Triplet& e : t) {
+    ++rptr[e.i + 1];
+    if (e.i != e.j) ++rptr[e.j + 1];
+  }
+  for (index_t i = 0; i < n; ++i) rptr[i + 1] += rptr[i];
+  const size_t m = static_cast<size_t>(rptr[n]);
+  Vector<index_t> rcol(m);
+  Vector<double> rval(m);
+  {
+    Vector<offset_t> next(rptr.begin(), rptr.end() - 1);
+    for (const Triplet& e : t) {
+      offset_t k = next[e.i]++;
+      rcol[k] = e.j;
+      rval[k] = e.v;
+      if (e.i != e.j) {
+        k = next[e.j]++;
+        rcol[k] = e.i;
+        rval[k] = e.v;
+      }
+    }
+  }
+  // pass 2: scatter to columns in increasing row order, merging duplicates (adjacent after the scatter)
+  for (size_t k = 0; k < m; ++k) ++f.ptr[rcol[k] + 1];
+  for (index_t j = 0; j < n; ++j) f.ptr[j + 1] += f.ptr[j];
+  Vector<index_t> row(m);
+  Vector<double> val(m);
+  Vector<offset_t> next(f.ptr.begin(), f.ptr.end() - 1);
+  for (index_t i = 0; i < n; ++i)
+    for (offset_t k = rptr[i]; k < rptr[i + 1]; ++k) {
+      const offset_t q = next[rcol[k]]++;
+      row[q] = i;
+      val[q] = rval[k];
+    }
+  f.row.resize(m);
+  f.val.resize(m);
+  offset_t out = 0;
+  for (index_t j = 0; j < n; ++j) {
+    const offset_t start = out;
+    for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k) {
+      if (out > start && f.row[out - 1] == row[k]) {
+        f.val[out - 1] += val[k];
+      } else {
+        f.row[out] = row[k];
+        f.val[out] = val[k];
+        ++out;
+      }
+    }
+    f.ptr[j] = start;
+  }
+  f.ptr[n] = out;
+  f.row.resize(static_cast<size_t>(out));
+  f.val.resize(static_cast<size_t>(out));
+  return f;
+}
+
+}  // namespace
+
+FullSymmetric full_from_view(const CscView& a) {
+  Vector<Triplet> t;
+  if (a.n <= 0) return build_full(0, t);
+  const offset_t p0 = a.ptr[0];
+  const offset_t nnz = a.ptr[a.n] - p0;
+  if (nnz > 0 && !a.val) throw Error(flag::missing_values, "the values are needed but missing");
+  t.reserve(static_cast<size_t>(nnz));
+  for (index_t j = 0; j < a.n; ++j)
+    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
+      const index_t i = a.row[k] - a.base;
+      if (i < 0 || i >= a.n) continue;
+      if (!std::isfinite(a.val[k]))
+        throw Error(flag::nan_inf, "value at position " + std::to_string(k) + " (0-based) is NaN or Inf");
+      t.push_back(Triplet{std::max(i, j), std::min(i, j), a.val[k]});
+    }
+  return build_full(a.n, t);
+}
+
+FullSymmetric full_from_symbolic(const Symbolic& s, const double* val) {
+  Vector<Triplet> t;
+  t.reserve(s.amap.size());
+  for (index_t v = 0; v < s.nsup; ++v)
+    for (offset_t e = s.amap_ptr[v]; e < s.amap_ptr[v + 1]; ++e) {
+      const AEntry& a = s.amap[e];
+      const index_t c = s.perm[s.sptr[v] + a.lcol];
+      const index_t r = s.perm[s.rlist[s.rptr[v] + a.lrow]];
+      t.push_back(Triplet{std::max(r, c), std::min(r, c), val[a.src]});
+    }
+  return build_full(s.n, t);
+}
+
+}  // namespace detail
+}  // namespace ssids

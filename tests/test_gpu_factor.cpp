@@ -1,0 +1,222 @@
+// test_gpu_factor.cpp — the GPU factorization against the CPU oracle (label "gpu"; skipped without a
+// device): inertia equal to the CPU path's on nonsingular matrices, backward error after refinement,
+// Inform counts consistent with D, |l| <= 1/u, posdef mode, delays, bitwise identical repeated runs, and
+// every shared symmetric matrix.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "factor/factor_gpu.hpp"
+#include "ssids/error.hpp"
+#include "ssids/generate.hpp"
+#include "ssids/matrix_market.hpp"
+#include "ssids/refine.hpp"
+#include "support.hpp"
+#include "support_factor.hpp"
+#include "support_manifest.hpp"
+
+using namespace ssids;
+
+namespace {
+
+bool need_gpu() {
+  std::string why;
+  if (detail::gpu_available(&why)) return true;
+  ssids_test::skip("no GPU: " + why);
+  return false;
+}
+
+Options gpu_options() {
+  Options o;
+  o.backend = Backend::gpu;
+  return o;
+}
+
+struct Compared {
+  ssids_test::PipelineResult cpu, gpu;
+};
+
+Compared compare(const SymmetricMatrix& a, Options o, Mode mode = Mode::indefinite, int refine = 3) {
+  Compared c;
+  o.backend = Backend::cpu;
+  c.cpu = ssids_test::run_pipeline(a, o, mode, refine);
+  o.backend = Backend::gpu;
+  c.gpu = ssids_test::run_pipeline(a, o, mode, refine);
+  CHECK(c.gpu.factors.backend() == Backend::gpu);
+  return c;
+}
+
+void check_gpu_factors(const ssids_test::PipelineResult& r, int n, double u) {
+  auto dc = ssids_test::count_from_d(r.factors);
+  CHECK(dc.neg == r.inform.num_neg);
+  CHECK(dc.pos == r.inform.num_pos);
+  CHECK(dc.zero == r.inform.num_zero);
+  CHECK(dc.two == r.inform.num_two);
+  CHECK(r.inform.num_neg + r.inform.num_pos + r.inform.num_zero == n);
+  CHECK(ssids_test::max_multiplier(r.factors) <= (1.0 / u) * (1 + 1e-10));
+}
+
+SymmetricMatrix random_kkt(int nh, int nc, double density, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uni = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int j = 0; j < nh; ++j) {
+    r.push_back(j); c.push_back(j); v.push_back(1.0 + uni());
+    for (int i = j + 1; i < nh; ++i)
+      if (uni() < density) { r.push_back(i); c.push_back(j); v.push_back(2 * uni() - 1); }
+  }
+  for (int k = 0; k < nc; ++k) {
+    r.push_back(nh + k); c.push_back(k % nh); v.push_back(1.0 + uni());
+    for (int j = 0; j < nh; ++j)
+      if (uni() < density) { r.push_back(nh + k); c.push_back(j); v.push_back(2 * uni() - 1); }
+  }
+  return ssids_test::from_triplets(nh + nc, r, c, v);
+}
+
+}  // namespace
+
+TEST_SUITE("gpu") {
+  TEST_CASE("GPU: random indefinite matrices match the CPU inertia - with small backward error") {
+    if (!need_gpu()) return;
+    const int sizes[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 129, 257, 400};
+    std::uint64_t seed = 500;
+    for (int n : sizes) {
+      for (double density : {0.05, 0.3}) {
+        for (double u : {0.01, 0.5}) {
+          ++seed;
+          CAPTURE(seed);
+          CAPTURE(n);
+          auto a = ssids_test::random_symmetric(n, density, 0.8, 1.0, seed);
+          Options o;
+          o.u = u;
+          o.nemin = (seed % 2) ? 8 : 32;
+          auto c = compare(a, o);
+          check_gpu_factors(c.gpu, n, u);
+          if (c.cpu.inform.num_zero == 0 && c.gpu.inform.num_zero == 0) {
+            CHECK(c.gpu.backward_error < 1e-13);
+            auto eig = ssids_test::eigenvalues(ssids_test::to_dense(a), n);
+            double emax = 0, emin = INFINITY;
+            for (double e : eig) { emax = std::max(emax, std::fabs(e)); emin = std::min(emin, std::fabs(e)); }
+            if (emax > 0 && emin > 1e-8 * emax) {
+              CHECK(c.gpu.inform.num_neg == c.cpu.inform.num_neg);
+              CHECK(c.gpu.inform.num_pos == c.cpu.inform.num_pos);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  TEST_CASE("GPU: KKT systems with zero blocks force 2x2 pivots and delays") {
+    if (!need_gpu()) return;
+    std::uint64_t seed = 70;
+    int delays = 0, twos = 0;
+    for (int nh : {10, 40, 100, 300}) {
+      for (int nc : {nh / 4 + 1, nh - 1}) {
+        ++seed;
+        CAPTURE(seed);
+        auto a = random_kkt(nh, nc, 0.05, seed);
+        auto c = compare(a, Options());
+        check_gpu_factors(c.gpu, a.n, 0.01);
+        CHECK(c.gpu.backward_error < 1e-13);
+        CHECK(c.gpu.inform.num_neg == c.cpu.inform.num_neg);
+        CHECK(c.gpu.inform.num_zero == 0);
+        delays += c.gpu.inform.num_delay;
+        twos += c.gpu.inform.num_two;
+      }
+    }
+    MESSAGE("GPU delays " << delays << ", 2x2 pivots " << twos);
+    CHECK(twos > 0);
+  }
+
+  TEST_CASE("GPU: generated problems - shifted Laplacian - kkt-qp - stokes have the exact inertia") {
+    if (!need_gpu()) return;
+    {
+      auto a = generate_laplace3d(16, 1.7);
+      auto c = compare(a, Options(), Mode::indefinite, 2);
+      CHECK(c.gpu.inform.num_neg == laplace3d_num_neg(16, 1.7));
+      CHECK(c.gpu.backward_error < 1e-13);
+    }
+    {
+      auto a = generate_kkt_qp(3000, 1200, 0.0, 5);
+      auto c = compare(a, Options());
+      CHECK(c.gpu.inform.num_pos == 3000);
+      CHECK(c.gpu.inform.num_neg == 1200);
+      CHECK(c.gpu.backward_error < 1e-13);
+    }
+    {
+      auto a = generate_stokes(20);
+      auto c = compare(a, Options());
+      CHECK(c.gpu.inform.num_neg == c.cpu.inform.num_neg);
+      CHECK(c.gpu.backward_error < 1e-13);
+    }
+  }
+
+  TEST_CASE("GPU: positive-definite mode and its error") {
+    if (!need_gpu()) return;
+    auto a = generate_laplace3d(14);
+    auto c = compare(a, Options(), Mode::posdef, 0);
+    CHECK(c.gpu.backward_error < 1e-14);
+    for (int i = 0; i < a.n; ++i) CHECK(c.gpu.x[i] == doctest::Approx(c.cpu.x[i]).epsilon(1e-12));
+    auto b = generate_laplace3d(8, 2.0);
+    Inform inf;
+    Options o = gpu_options();
+    auto an = analyse(b.view(), o, inf);
+    try {
+      factor(an, b.val.data(), Mode::posdef, o, inf);
+      FAIL("expected not_posdef");
+    } catch (const Error& e) {
+      CHECK(e.code() == flag::not_posdef);
+    }
+    // the library still works after the error
+    auto r = ssids_test::run_pipeline(a, o, Mode::posdef);
+    CHECK(r.backward_error < 1e-14);
+  }
+
+  TEST_CASE("GPU: two factorizations are bitwise identical") {
+    if (!need_gpu()) return;
+    auto a = random_kkt(300, 120, 0.03, 9);
+    Options o = gpu_options();
+    auto r1 = ssids_test::run_pipeline(a, o, Mode::indefinite, 1);
+    auto r2 = ssids_test::run_pipeline(a, o, Mode::indefinite, 1);
+    CHECK(ssids_test::hash_factors(r1.factors) == ssids_test::hash_factors(r2.factors));
+    CHECK(ssids_test::hash_doubles(r1.x.data(), r1.x.size()) == ssids_test::hash_doubles(r2.x.data(), r2.x.size()));
+    auto b = generate_laplace3d(24, 0.9);
+    auto s1 = ssids_test::run_pipeline(b, o, Mode::indefinite, 0);
+    auto s2 = ssids_test::run_pipeline(b, o, Mode::indefinite, 0);
+    CHECK(ssids_test::hash_factors(s1.factors) == ssids_test::hash_factors(s2.factors));
+  }
+
+  TEST_CASE("GPU: every shared symmetric matrix") {
+    if (!need_gpu()) return;
+    auto files = ssids_test::matrix_files();
+    if (files.empty()) {
+      ssids_test::skip("no test matrices");
+      return;
+    }
+    auto manifest = ssids_test::read_manifest(ssids_test::matrices_dir());
+    int done = 0;
+    for (const auto& path : files) {
+      const std::string name = ssids_test::base_name(path);
+      auto it = manifest.find(name);
+      if (it == manifest.end() || it->second.symmetry != "symmetric") continue;
+      CAPTURE(name);
+      auto a = read_symmetric(path);
+      auto c = compare(a, Options());
+      const auto& e = it->second;
+      const bool singular = ssids_test::marked_singular(name, &e);
+      check_gpu_factors(c.gpu, a.n, 0.01);
+      CHECK(c.gpu.backward_error < (singular ? 1e-10 : 1e-13));
+      if (!singular) {
+        CHECK(c.gpu.inform.num_neg == c.cpu.inform.num_neg);
+        CHECK(c.gpu.inform.num_zero == 0);
+      }
+      MESSAGE(name << ": n " << a.n << " nnz(L) " << c.gpu.inform.num_factor << " delays " << c.gpu.inform.num_delay
+                   << " (cpu " << c.cpu.inform.num_delay << ") 2x2 " << c.gpu.inform.num_two << " neg "
+                   << c.gpu.inform.num_neg << " (cpu " << c.cpu.inform.num_neg << ") berr " << c.gpu.backward_error);
+      ++done;
+    }
+    CHECK(done > 0);
+  }
+}

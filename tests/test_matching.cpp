@@ -1,0 +1,355 @@
+// test_matching.cpp — detail::max_product_matching (src/common/matching.hpp): optimality against brute force
+// over all permutations (n <= 7), the scaling bound |r_i a_ij c_j| <= 1 with equality on matched entries,
+// maximum cardinality on structurally singular matrices (against a simple augmenting-path matcher),
+// permuted diagonal matrices, explicit zeros, argument errors, and speed at n = 1e5.
+// Matrices here are general n x n, 0-based CSC, both triangles. Seeds are printed on failure (CAPTURE).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "common/matching.hpp"
+#include "ssids/error.hpp"
+
+using ssids::index_t;
+using ssids::offset_t;
+
+namespace {
+
+struct Csc {
+  int n = 0;
+  std::vector<offset_t> ptr;
+  std::vector<index_t> row;
+  std::vector<double> val;
+};
+
+/// Dense n x n (column-major, `present` marks stored entries, whose value may be an explicit zero) to CSC.
+Csc to_csc(int n, const std::vector<double>& dense, const std::vector<char>& present) {
+  Csc a;
+  a.n = n;
+  a.ptr.assign(n + 1, 0);
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i)
+      if (present[i + j * n]) {
+        a.row.push_back(i);
+        a.val.push_back(dense[i + j * n]);
+      }
+    a.ptr[j + 1] = static_cast<offset_t>(a.row.size());
+  }
+  return a;
+}
+
+ssids::detail::MatchingResult match(const Csc& a) {
+  return ssids::detail::max_product_matching(a.n, a.ptr.data(), a.row.data(), a.val.data());
+}
+
+/// Random sparse n x n with magnitudes spread over several orders; some explicit zeros when zeros = true.
+Csc random_matrix(int n, double density, bool zeros, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> uni(0.0, 1.0);
+  std::vector<double> d(n * n, 0.0);
+  std::vector<char> p(n * n, 0);
+  for (int k = 0; k < n * n; ++k)
+    if (uni(rng) < density) {
+      p[k] = 1;
+      d[k] = (uni(rng) < 0.5 ? -1.0 : 1.0) * std::pow(10.0, 6.0 * uni(rng) - 3.0);
+      if (zeros && uni(rng) < 0.1) d[k] = 0.0;
+    }
+  return to_csc(n, d, p);
+}
+
+/// Check the matching result's consistency and the scaling bound (returns the number of matched columns).
+int check_result(const Csc& a, const ssids::detail::MatchingResult& m) {
+  const int n = a.n;
+  REQUIRE(m.row_of_col.size() == static_cast<size_t>(n));
+  REQUIRE(m.col_of_row.size() == static_cast<size_t>(n));
+  int matched = 0;
+  for (int j = 0; j < n; ++j) {
+    const int i = m.row_of_col[j];
+    if (i == -1) continue;
+    ++matched;
+    REQUIRE(i >= 0);
+    REQUIRE(i < n);
+    CHECK(m.col_of_row[i] == j);
+  }
+  for (int i = 0; i < n; ++i)
+    if (m.col_of_row[i] != -1) CHECK(m.row_of_col[m.col_of_row[i]] == i);
+  CHECK(matched == m.matched);
+  for (int j = 0; j < n; ++j) {
+    bool found = m.row_of_col[j] == -1;
+    for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) {
+      const int i = a.row[k];
+      const double x = std::fabs(a.val[k]);
+      if (x == 0.0) {
+        CHECK(m.row_of_col[j] != i);  // explicit zeros are never matched
+        continue;
+      }
+      const double sc = std::log(x) + m.row_log_scale[i] + m.col_log_scale[j];
+      CHECK(sc <= 1e-10);
+      if (m.row_of_col[j] == i) {
+        found = true;
+        CHECK(std::fabs(sc) <= 1e-10);
+      }
+    }
+    CHECK(found);  // the matched entry is a stored entry of column j
+  }
+  return matched;
+}
+
+/// Maximum cardinality by Kuhn's augmenting paths (independent oracle; recursive, small n only).
+int max_cardinality(const Csc& a) {
+  const int n = a.n;
+  std::vector<int> row_match(n, -1);
+  std::vector<int> seen(n, -1);
+  int card = 0;
+  for (int j0 = 0; j0 < n; ++j0) {
+    std::function<bool(int)> dfs = [&](int j) -> bool {
+      for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) {
+        const int i = a.row[k];
+        if (a.val[k] == 0.0 || seen[i] == j0) continue;
+        seen[i] = j0;
+        if (row_match[i] == -1 || dfs(row_match[i])) {
+          row_match[i] = j;
+          return true;
+        }
+      }
+      return false;
+    };
+    if (dfs(j0)) ++card;
+  }
+  return card;
+}
+
+}  // namespace
+
+TEST_CASE("matching: optimal product against brute force over all permutations - n <= 7") {
+  int nonsingular = 0, singular = 0;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    const int n = 1 + static_cast<int>(seed % 7);
+    const double density = 0.25 + 0.6 * std::uniform_real_distribution<double>(0, 1)(rng);
+    Csc a = random_matrix(n, density, seed % 3 == 0, rng);
+    auto m = match(a);
+    const int card = check_result(a, m);
+    // brute force: p[j] = row of column j
+    std::vector<double> dense(n * n, 0.0);
+    for (int j = 0; j < n; ++j)
+      for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) dense[a.row[k] + j * n] = a.val[k];
+    std::vector<int> p(n);
+    std::iota(p.begin(), p.end(), 0);
+    int best_card = 0;
+    double best_log = -1e300;          // best over matchings of maximum cardinality
+    double best_same_sets = -1e300;    // best over matchings covering the same rows and columns as m
+    do {
+      int c = 0;
+      double lg = 0.0;
+      bool same_sets = true;
+      for (int j = 0; j < n; ++j) {
+        const double x = std::fabs(dense[p[j] + j * n]);
+        const bool used = x > 0.0;
+        if (used) {
+          ++c;
+          lg += std::log(x);
+        }
+        const bool col_matched = m.row_of_col[j] != -1, row_matched = m.col_of_row[p[j]] != -1;
+        if (used != col_matched || (used && !row_matched)) same_sets = false;
+      }
+      if (c > best_card) {
+        best_card = c;
+        best_log = lg;
+      } else if (c == best_card) {
+        best_log = std::max(best_log, lg);
+      }
+      if (same_sets && c == card) best_same_sets = std::max(best_same_sets, lg);
+    } while (std::next_permutation(p.begin(), p.end()));
+    CHECK(card == best_card);
+    double lg = 0.0;
+    for (int j = 0; j < n; ++j)
+      if (m.row_of_col[j] != -1) lg += std::log(std::fabs(dense[m.row_of_col[j] + j * n]));
+    if (card == n) {
+      ++nonsingular;
+      CHECK(std::fabs(lg - best_log) <= 1e-9 * (1.0 + std::fabs(best_log)));
+    } else {
+      ++singular;
+      // structurally singular: optimal among matchings on the same rows and columns (see matching.cpp)
+      CHECK(std::fabs(lg - best_same_sets) <= 1e-9 * (1.0 + std::fabs(best_same_sets)));
+    }
+  }
+  MESSAGE(nonsingular << " structurally nonsingular and " << singular << " singular random matrices");
+  CHECK(nonsingular > 100);
+  CHECK(singular > 20);
+}
+
+TEST_CASE("matching: structurally singular matrices get a maximum-cardinality matching and a valid bound") {
+  for (std::uint64_t seed = 1000; seed < 1200; ++seed) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    const int n = 5 + static_cast<int>(seed % 60);
+    Csc a = random_matrix(n, 1.5 / n, seed % 2 == 0, rng);
+    auto m = match(a);
+    const int card = check_result(a, m);
+    CHECK(card == max_cardinality(a));
+    for (int i = 0; i < n; ++i) {
+      CHECK(std::isfinite(m.row_log_scale[i]));
+      CHECK(std::isfinite(m.col_log_scale[i]));
+    }
+  }
+  // hand-made: a zero column and two columns sharing a single row
+  std::vector<double> d = {2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 5, 0, 0, 0};
+  std::vector<char> p(16, 0);
+  for (int k = 0; k < 16; ++k) p[k] = d[k] != 0.0;
+  Csc a = to_csc(4, d, p);  // column-major: a_00 = 2, column 1 empty, a_12 = 3, a_03 = 5 (row 0 shared)
+  auto m = match(a);
+  CHECK(check_result(a, m) == max_cardinality(a));
+  CHECK(m.matched == 2);
+  CHECK(m.row_of_col[1] == -1);
+  CHECK(m.row_of_col[2] == 1);
+}
+
+TEST_CASE("matching: permuted diagonal matrices are matched to the permutation with exact scales") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    const int n = static_cast<int>(1 + seed * 13);
+    std::vector<int> perm(n);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    Csc a;
+    a.n = n;
+    a.ptr.assign(n + 1, 0);
+    std::uniform_real_distribution<double> uni(-8, 8);
+    for (int j = 0; j < n; ++j) {
+      a.row.push_back(perm[j]);
+      a.val.push_back((j % 2 ? -1 : 1) * std::pow(10.0, uni(rng)));
+      a.ptr[j + 1] = j + 1;
+    }
+    auto m = match(a);
+    check_result(a, m);
+    CHECK(m.matched == n);
+    for (int j = 0; j < n; ++j) {
+      CHECK(m.row_of_col[j] == perm[j]);
+      const double r = m.row_log_scale[perm[j]] + m.col_log_scale[j];
+      CHECK(std::fabs(r + std::log(std::fabs(a.val[j]))) <= 1e-12 * (1 + std::fabs(r)));
+    }
+  }
+}
+
+TEST_CASE("matching: explicit zeros are never matched") {
+  // [[0 1] [1 0]] with the zero diagonal stored: only the anti-diagonal matching exists
+  Csc a;
+  a.n = 2;
+  a.ptr = {0, 2, 4};
+  a.row = {0, 1, 0, 1};
+  a.val = {0.0, 1.0, 4.0, 0.0};
+  auto m = match(a);
+  check_result(a, m);
+  CHECK(m.matched == 2);
+  CHECK(m.row_of_col[0] == 1);
+  CHECK(m.row_of_col[1] == 0);
+  // a column holding only explicit zeros cannot be matched
+  a.val = {3.0, 2.0, 0.0, 0.0};
+  m = match(a);
+  check_result(a, m);
+  CHECK(m.matched == 1);
+  CHECK(m.row_of_col[1] == -1);
+  // a large explicit zero does not beat a small true entry (product, not presence)
+  a.val = {1e-8, 0.0, 0.0, 1e-8};
+  m = match(a);
+  check_result(a, m);
+  CHECK(m.matched == 2);
+  CHECK(m.row_of_col[0] == 0);
+}
+
+TEST_CASE("matching: n = 0 - n = 1 and argument errors") {
+  auto m0 = ssids::detail::max_product_matching(0, nullptr, nullptr, nullptr);
+  CHECK(m0.matched == 0);
+  std::vector<offset_t> ptr = {0, 1};
+  std::vector<index_t> row = {0};
+  std::vector<double> val = {-7.0};
+  auto m1 = ssids::detail::max_product_matching(1, ptr.data(), row.data(), val.data());
+  CHECK(m1.matched == 1);
+  CHECK(m1.row_log_scale[0] + m1.col_log_scale[0] == doctest::Approx(-std::log(7.0)));
+  auto code = [](auto&& f) {
+    try {
+      f();
+    } catch (const ssids::Error& e) {
+      return e.code();
+    }
+    return 0;
+  };
+  CHECK(code([] { ssids::detail::max_product_matching(-1, nullptr, nullptr, nullptr); }) == ssids::flag::bad_input);
+  std::vector<index_t> bad_row = {3};
+  CHECK(code([&] { ssids::detail::max_product_matching(1, ptr.data(), bad_row.data(), val.data()); }) ==
+        ssids::flag::bad_input);
+  std::vector<offset_t> bad_ptr = {0, 2, 1};
+  std::vector<index_t> row2 = {0, 1};
+  std::vector<double> val2 = {1, 1};
+  CHECK(code([&] { ssids::detail::max_product_matching(2, bad_ptr.data(), row2.data(), val2.data()); }) ==
+        ssids::flag::bad_input);
+}
+
+TEST_CASE("matching: speed on n = 1e5 structured and n = 2e4 random matrices") {
+  // structured: a 2D grid pattern (5-point, both triangles) with random magnitudes over four decades
+  for (std::uint64_t seed : {5u, 6u}) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> uni(0, 1);
+    const int k = 316, n = k * k;
+    Csc a;
+    a.n = n;
+    a.ptr.assign(n + 1, 0);
+    for (int j = 0; j < n; ++j) {
+      const int x = j % k, y = j / k;
+      for (int i : {j - k, j - 1, j, j + 1, j + k}) {
+        if (i < 0 || i >= n || (i == j - 1 && x == 0) || (i == j + 1 && x == k - 1)) continue;
+        if (seed == 6 && i == j) continue;  // seed 6: zero diagonal
+        a.row.push_back(i);
+        a.val.push_back(std::pow(10.0, 4 * uni(rng) - 2));
+      }
+      (void)y;
+      a.ptr[j + 1] = static_cast<offset_t>(a.row.size());
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto m = match(a);
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    MESSAGE("grid n = " << n << ", nnz = " << a.row.size() << ", matched " << m.matched << " in " << t << " s");
+    check_result(a, m);
+    CHECK(m.matched == n);
+  }
+  // random patterns (5 random rows per column, with and without a diagonal): the hard case for
+  // shortest augmenting paths
+  for (std::uint64_t seed : {7u, 8u}) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    const int n = 20000;
+    Csc a;
+    a.n = n;
+    a.ptr.assign(n + 1, 0);
+    std::uniform_int_distribution<int> pick(0, n - 1);
+    std::uniform_real_distribution<double> uni(0, 1);
+    for (int j = 0; j < n; ++j) {
+      std::vector<int> rows;
+      if (seed == 7) rows.push_back(j);
+      for (int t = 0; t < 5; ++t) rows.push_back(pick(rng));
+      std::sort(rows.begin(), rows.end());
+      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+      for (int i : rows) {
+        a.row.push_back(i);
+        a.val.push_back(std::pow(10.0, 4 * uni(rng) - 2));
+      }
+      a.ptr[j + 1] = static_cast<offset_t>(a.row.size());
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto m = match(a);
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    MESSAGE("random n = " << n << ", nnz = " << a.row.size() << ", matched " << m.matched << " in " << t << " s");
+    check_result(a, m);
+    if (seed == 7) CHECK(m.matched == n);
+  }
+}
