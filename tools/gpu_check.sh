@@ -36,6 +36,11 @@ for spec in ${SPECS:-gen:laplace3d:50 gen:kkt-qp:200000:80000 gen:laplace3d:80};
 for l in sys.stdin:
   try: j=json.loads(l)
   except Exception: print(l.strip()); continue
-  print("%-24s %s n=%d nnzL=%.3g flops=%.3g fact=%.3fs %.1f GF/s neg=%d delay=%d berr=%.1e" % (j["input"], j["backend"], j["n"], j["num_factor"], j["num_flops"], j["time_factor"], j["gflops"], j["num_neg"], j["num_delay"], j["backward_error"]))'
+  g = " asm/dense/upd/oth=%.3f/%.3f/%.3f/%.3f" % (j["time_gpu_assembly"], j["time_gpu_dense"], j["time_gpu_update"], j["time_gpu_other"]) if "time_gpu_dense" in j else ""
+  print("%-24s %s n=%d nnzL=%.3g flops=%.3g fact=%.3fs %.1f GF/s neg=%d delay=%d berr=%.1e%s" % (j["input"], j["backend"], j["n"], j["num_factor"], j["num_flops"], j["time_factor"], j["gflops"], j["num_neg"], j["num_delay"], j["backward_error"], g))'
   done
 done
+if [ "$mode" = full ]; then
+  echo "== CPU, one core, against OpenBLAS dgemm on one core"
+  OMP_NUM_THREADS=1 timeout 200 build-gpu/bench/bench_factor --threads 1 --repeat 2 gen:laplace3d:50 2>&1 | tee "$out/bench_cpu1.log" | tail -4
+fi

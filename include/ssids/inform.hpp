@@ -42,6 +42,12 @@ struct Inform {
   double time_analyse = 0.0;
   double time_factor = 0.0;
   double time_solve = 0.0;
+
+  // GPU factorization: device time by operation (as Table V of Hogg, Ovtchinnikov & Scott 2016)
+  double time_gpu_assembly = 0.0;  ///< assembling A and the children's contribution blocks
+  double time_gpu_dense = 0.0;     ///< factorizing the fully summed columns (windows and their updates)
+  double time_gpu_update = 0.0;    ///< forming the contribution blocks, C -= L2 D L2^T
+  double time_gpu_other = 0.0;     ///< copying L, D and contribution blocks out of the fronts
 };
 
 }  // namespace ssids

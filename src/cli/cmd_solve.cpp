@@ -134,6 +134,12 @@ int run_solve(const SolveSettings& st) {
     j.add("time_factor", time_factor);
     j.add("time_solve", time_solve);
     j.add("repeat", st.repeat);
+    if (f.backend() == ssids::Backend::gpu) {
+      j.add("time_gpu_assembly", finf.time_gpu_assembly);
+      j.add("time_gpu_dense", finf.time_gpu_dense);
+      j.add("time_gpu_update", finf.time_gpu_update);
+      j.add("time_gpu_other", finf.time_gpu_other);
+    }
     j.add("flag", finf.flag != 0 ? finf.flag : ainf.flag);
     std::printf("%s\n", j.str().c_str());
   } else {
@@ -150,6 +156,9 @@ int run_solve(const SolveSettings& st) {
     std::printf("  solve     %8.3f s   %d right-hand side%s, %d refinement step%s\n", time_solve, nrhs, nrhs == 1 ? "" : "s",
                 rr.steps, rr.steps == 1 ? "" : "s");
     std::printf("  backward error      %.3e   (||Ax-b|| / (||A|| ||x|| + ||b||), infinity norms)\n", berr);
+    if (f.backend() == ssids::Backend::gpu)
+      std::printf("  GPU time            assembly %.3f s, dense %.3f s, contribution update %.3f s, other %.3f s\n",
+                  finf.time_gpu_assembly, finf.time_gpu_dense, finf.time_gpu_update, finf.time_gpu_other);
     if (st.repeat > 1) std::printf("  (median of %d factorizations and solves)\n", st.repeat);
     if (finf.flag != 0) std::printf("  warning %d: %s\n", finf.flag, finf.message.c_str());
     if (ainf.flag != 0) std::printf("  warning %d: %s\n", ainf.flag, ainf.message.c_str());

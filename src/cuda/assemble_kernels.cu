@@ -52,10 +52,12 @@ __global__ void assemble_children_kernel(const ChildTask* tasks, const FrontDesc
   const FrontDesc f = fronts[t.parent];
   double* F = fbuf + f.off;
   const double* C = cb_prev + t.cb_off;
-  for (int i = threadIdx.x; i < t.nd; i += blockDim.x)
-    vars[f.var_off + t.delay_pos + i] = rows_store[t.child_vars + t.child_nelim + i];
+  if (blockIdx.y == 0)
+    for (int i = threadIdx.x; i < t.nd; i += blockDim.x)
+      vars[f.var_off + t.delay_pos + i] = rows_store[t.child_vars + t.child_nelim + i];
+  // columns are spread over the blocks of grid dimension y, and over the warps of a block
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nwarps = blockDim.x / 32;
-  for (int j = warp; j < t.mc; j += nwarps) {
+  for (int j = blockIdx.y * nwarps + warp; j < t.mc; j += gridDim.y * nwarps) {
     const int fj = j < t.nd ? t.delay_pos + j
                             : front_row(cmap[t.cmap_off + t.child_ncol + (j - t.nd)], f.ncol, f.ndelay);
     for (int i = j + lane; i < t.mc; i += 32) {
@@ -76,14 +78,18 @@ __global__ void copy_out_kernel(const CopyOutTask* tasks, const FrontDesc* front
   const FrontDesc f = fronts[t.front];
   const double* F = fbuf + f.off;
   const long long m = f.m;
-  for (long long e = threadIdx.x; e < m * t.nelim; e += blockDim.x) {
+  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
+  for (long long e = first; e < m * t.nelim; e += stride) {
     const long long i = e % m, j = e / m;
     lstore[t.l_off + e] = i < j ? 0.0 : F[e];
   }
-  for (int i = threadIdx.x; i < f.m; i += blockDim.x) rows_store[t.rows_off + i] = vars[f.var_off + i];
-  for (int i = threadIdx.x; i < 2 * t.nelim; i += blockDim.x) dstore[t.dstore_off + i] = dbuf[f.d_off + i];
+  if (blockIdx.y == 0) {
+    for (int i = threadIdx.x; i < f.m; i += blockDim.x) rows_store[t.rows_off + i] = vars[f.var_off + i];
+    for (int i = threadIdx.x; i < 2 * t.nelim; i += blockDim.x) dstore[t.dstore_off + i] = dbuf[f.d_off + i];
+  }
   const long long mc = m - t.nelim;
-  for (long long e = threadIdx.x; e < mc * mc; e += blockDim.x) {
+  for (long long e = first; e < mc * mc; e += stride) {
     const long long i = e % mc, j = e / mc;
     cb_cur[t.cb_off + e] = i >= j ? F[(t.nelim + i) + (t.nelim + j) * m] : 0.0;
   }
@@ -106,18 +112,18 @@ void launch_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const
   check_launch("assemble_a_kernel");
 }
 
-void launch_assemble_children(const ChildTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, int* vars,
-                              const double* cb_prev, const int* cmap, const int* rows_store, cudaStream_t s) {
+void launch_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
+                              int* vars, const double* cb_prev, const int* cmap, const int* rows_store, cudaStream_t s) {
   if (ntasks == 0) return;
-  assemble_children_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, vars, cb_prev, cmap, rows_store);
+  assemble_children_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, vars, cb_prev, cmap, rows_store);
   check_launch("assemble_children_kernel");
 }
 
-void launch_copy_out(const CopyOutTask* tasks, int ntasks, const FrontDesc* fronts, const double* fbuf, const int* vars,
-                     const double* dbuf, double* lstore, int* rows_store, double* dstore, double* cb_cur,
+void launch_copy_out(const CopyOutTask* tasks, int ntasks, int spread, const FrontDesc* fronts, const double* fbuf,
+                     const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore, double* cb_cur,
                      cudaStream_t s) {
   if (ntasks == 0) return;
-  copy_out_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lstore, rows_store, dstore, cb_cur);
+  copy_out_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lstore, rows_store, dstore, cb_cur);
   check_launch("copy_out_kernel");
 }
 

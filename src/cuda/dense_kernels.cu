@@ -105,8 +105,8 @@ __device__ void permute_positions(double* F, long long m, int* vars, int lo, int
 }
 
 __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* tasks, const FrontDesc* fronts,
-                                                            double* fbuf, double* lt_buf, int* piv_out, double* dw_out,
-                                                            int* q_out, DenseParams prm) {
+                                                            double* fbuf, double* lt_buf, double* sbuf,
+                                                            WindowResult* res, DenseParams prm) {
   const WindowTask t = tasks[blockIdx.x];
   const FrontDesc f = fronts[t.front];
   const double* F = fbuf + f.off;
@@ -275,62 +275,109 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
     else l = S[a][order[pc]];
     lt[(t.s + a) + pc * ldt] = l;
   }
-  // every other row: L21 = F21 L11^{-T} D^{-1}, by forward substitution in pivot order
-  const long long nrows_other = ldt - w;
-  for (long long rr = threadIdx.x; rr < nrows_other; rr += blockDim.x) {
-    const long long rel = rr < t.s ? rr : rr + w;  // relative to k
-    const long long r = t.k + rel;
-    double x[W];
-    for (int a = 0; a < w; ++a) x[a] = sym_at(F, m, r, base + a);
-    int first_bad = W;
-    for (int pc = 0; pc < np;) {
-      const int c1 = order[pc];
-      if (D[2 * pc + 1] != 0.0) {
-        const int c2 = order[pc + 1];
-        double i11, i21, i22;
-        two_by_two_inverse(D[2 * pc], D[2 * pc + 1], D[2 * pc + 2], i11, i21, i22);
-        const double x1 = x[c1], x2 = x[c2];
-        for (int c = 0; c < w; ++c)
-          if (pos_of[c] > pc + 1) x[c] -= x1 * S[c][c1] + x2 * S[c][c2];
-        const double l1 = x1 * i11 + x2 * i21, l2 = x1 * i21 + x2 * i22;
-        lt[rel + pc * ldt] = l1;
-        lt[rel + (pc + 1) * ldt] = l2;
-        if (first_bad == W && !(multiplier_ok(l1, prm.u) && multiplier_ok(l2, prm.u))) first_bad = pc;
-        pc += 2;
-      } else {
-        const double x1 = x[c1];
-        for (int c = 0; c < w; ++c)
-          if (pos_of[c] > pc) x[c] -= x1 * S[c][c1];
-        const double d = D[2 * pc];
-        const double l = d != 0.0 ? x1 / d : 0.0;
-        lt[rel + pc * ldt] = l;
-        // a zero pivot is only a zero pivot if the whole remaining column is below `small`, not just the
-        // window's part of it (a zero diagonal block of a KKT matrix is not a zero column)
-        const bool ok = d != 0.0 ? multiplier_ok(l, prm.u) : !(fabs(x1) >= prm.small);
-        if (first_bad == W && !ok) first_bad = pc;
-        pc += 1;
-      }
-    }
-    if (first_bad < W) atomicMin(&fail_pos, first_bad);
-  }
   __syncthreads();
+  WindowResult& out = res[blockIdx.x];
   if (threadIdx.x == 0) {
-    int q = min(np, min(fail_pos, stop_pos));
-    if (q > 0 && q < np && D[2 * (q - 1) + 1] != 0.0) --q;  // never split a 2x2 pivot
-    // a 2x2 pair ending exactly at q-1: D[2(q-2)+1] != 0 is the first of the pair, fine
-    q_out[2 * blockIdx.x] = q;
-    q_out[2 * blockIdx.x + 1] = (stop_pos != W && q == stop_pos) ? fail_local : -1;
+    out.np = np;
+    out.stop_pos = stop_pos;
+    out.fail_pos = fail_pos;
+    out.fail_local = fail_local;
   }
-  for (int pc = threadIdx.x; pc < np; pc += blockDim.x) piv_out[blockIdx.x * W + pc] = order[pc];
-  for (int e = threadIdx.x; e < 2 * np; e += blockDim.x) dw_out[blockIdx.x * 2 * W + e] = D[e];
+  for (int c = threadIdx.x; c < W; c += blockDim.x) {
+    out.order[c] = c < np ? order[c] : -1;
+    out.pos_of[c] = pos_of[c];
+  }
+  for (int e = threadIdx.x; e < 2 * W + 2; e += blockDim.x) out.d[e] = e < 2 * np ? D[e] : 0.0;
+  double* sg = sbuf + t.s_off;
+  for (int e = threadIdx.x; e < w * w; e += blockDim.x) sg[e] = S[e % w][e / w];
+}
+
+// grid: one block per apply_rows rows of a front. Every row of the front outside the window gets its
+// multipliers L21 = F21 L11^{-T} D^{-1} by forward substitution in pivot order, using the window's
+// factorized block; each is checked against 1/u.
+__global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTask* tasks, int ntasks,
+                                                                  const FrontDesc* fronts, const double* fbuf,
+                                                                  double* lt_buf, const double* sbuf,
+                                                                  WindowResult* res, DenseParams prm) {
+  const long long b = blockIdx.x;
+  int lo = 0, hi = ntasks - 1;
+  while (lo < hi) {  // last task with rb_begin <= b
+    const int mid = (lo + hi + 1) / 2;
+    if (tasks[mid].rb_begin <= b) lo = mid;
+    else hi = mid - 1;
+  }
+  const WindowTask t = tasks[lo];
+  const FrontDesc f = fronts[t.front];
+  const double* F = fbuf + f.off;
+  const long long m = f.m;
+  const int w = t.w, base = t.k + t.s;
+  const long long ldt = m - t.k;
+  double* lt = lt_buf + t.lt_off;
+  WindowResult& r = res[lo];
+  __shared__ double S[W][W + 1];
+  __shared__ int order[W], pos_of[W];
+  __shared__ double D[2 * W + 2];
+  __shared__ int np_s;
+  const double* sg = sbuf + t.s_off;
+  for (int e = threadIdx.x; e < w * w; e += blockDim.x) S[e % w][e / w] = sg[e];
+  for (int c = threadIdx.x; c < W; c += blockDim.x) {
+    order[c] = r.order[c];
+    pos_of[c] = r.pos_of[c];
+  }
+  for (int e = threadIdx.x; e < 2 * W + 2; e += blockDim.x) D[e] = r.d[e];
+  if (threadIdx.x == 0) np_s = r.np;
+  __syncthreads();
+  const int np = np_s;
+  const long long nrows_other = ldt - w;
+  const long long rr = (b - t.rb_begin) * apply_rows + threadIdx.x;
+  if (rr >= nrows_other) return;
+  const long long rel = rr < t.s ? rr : rr + w;  // relative to k
+  const long long row = t.k + rel;
+  double x[W];
+  for (int a = 0; a < w; ++a) x[a] = sym_at(F, m, row, base + a);
+  int first_bad = W;
+  for (int pc = 0; pc < np;) {
+    const int c1 = order[pc];
+    if (D[2 * pc + 1] != 0.0) {
+      const int c2 = order[pc + 1];
+      double i11, i21, i22;
+      two_by_two_inverse(D[2 * pc], D[2 * pc + 1], D[2 * pc + 2], i11, i21, i22);
+      const double x1 = x[c1], x2 = x[c2];
+      for (int c = 0; c < w; ++c)
+        if (pos_of[c] > pc + 1) x[c] -= x1 * S[c][c1] + x2 * S[c][c2];
+      const double l1 = x1 * i11 + x2 * i21, l2 = x1 * i21 + x2 * i22;
+      lt[rel + pc * ldt] = l1;
+      lt[rel + (pc + 1) * ldt] = l2;
+      if (first_bad == W && !(multiplier_ok(l1, prm.u) && multiplier_ok(l2, prm.u))) first_bad = pc;
+      pc += 2;
+    } else {
+      const double x1 = x[c1];
+      for (int c = 0; c < w; ++c)
+        if (pos_of[c] > pc) x[c] -= x1 * S[c][c1];
+      const double d = D[2 * pc];
+      const double l = d != 0.0 ? x1 / d : 0.0;
+      lt[rel + pc * ldt] = l;
+      // a zero pivot is only a zero pivot if the whole remaining column is below `small`, not just the
+      // window's part of it (a zero diagonal block of a KKT matrix is not a zero column)
+      const bool ok = d != 0.0 ? multiplier_ok(l, prm.u) : !(fabs(x1) >= prm.small);
+      if (first_bad == W && !ok) first_bad = pc;
+      pc += 1;
+    }
+  }
+  if (first_bad < W) atomicMin(&r.fail_pos, first_bad);
 }
 
 __global__ void __launch_bounds__(256) commit_window_kernel(const WindowTask* tasks, const FrontDesc* fronts,
                                                             double* fbuf, int* vars, double* dbuf, const double* lt_buf,
-                                                            const int* piv, const double* dw, const int* q_in,
-                                                            int* scratch_buf) {
+                                                            const WindowResult* res, int* q_out, int* scratch_buf) {
   const WindowTask t = tasks[blockIdx.x];
-  const int q = q_in[2 * blockIdx.x];
+  const WindowResult& r = res[blockIdx.x];
+  int q = min(r.np, min(r.fail_pos, r.stop_pos));
+  if (q > 0 && q < r.np && r.d[2 * (q - 1) + 1] != 0.0) --q;  // never split a 2x2 pivot
+  if (threadIdx.x == 0) {
+    q_out[2 * blockIdx.x] = q;
+    q_out[2 * blockIdx.x + 1] = (r.stop_pos != W && q == r.stop_pos) ? r.fail_local : -1;
+  }
   if (q == 0) return;
   const FrontDesc f = fronts[t.front];
   double* F = fbuf + f.off;
@@ -339,7 +386,7 @@ __global__ void __launch_bounds__(256) commit_window_kernel(const WindowTask* ta
   int* src = scratch_buf + t.scr_off;
   int* pos = src + len;
   int* at = pos + len;
-  const int* order = piv + blockIdx.x * W;
+  const int* order = r.order;
   __shared__ int accepted[W];
   for (int a = threadIdx.x; a < W; a += blockDim.x) accepted[a] = 0;
   __syncthreads();
@@ -363,7 +410,7 @@ __global__ void __launch_bounds__(256) commit_window_kernel(const WindowTask* ta
     const long long srow = i < len ? src[i] : i;
     F[(t.k + i) + (t.k + pc) * m] = lt[srow + pc * ldt];
   }
-  for (int e = threadIdx.x; e < 2 * q; e += blockDim.x) dbuf[f.d_off + 2 * t.k + e] = dw[blockIdx.x * 2 * W + e];
+  for (int e = threadIdx.x; e < 2 * q; e += blockDim.x) dbuf[f.d_off + 2 * t.k + e] = r.d[e];
 }
 
 __global__ void permute_range_kernel(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch) {
@@ -459,17 +506,26 @@ long long update_tiles(int nrow, int ncol) {
 }
 
 void launch_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, double* lt,
-                          int* piv, double* dw, int* q, DenseParams prm, cudaStream_t s) {
+                          double* sbuf, WindowResult* res, DenseParams prm, cudaStream_t s) {
   if (ntasks == 0) return;
-  factor_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, lt, piv, dw, q, prm);
+  factor_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, lt, sbuf, res, prm);
   check_launch("factor_window_kernel");
 }
 
+void launch_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
+                         const double* fbuf, double* lt, const double* sbuf, WindowResult* res, DenseParams prm,
+                         cudaStream_t s) {
+  if (ntasks == 0 || nblocks == 0) return;
+  apply_window_kernel<<<static_cast<unsigned>(nblocks), apply_rows, 0, s>>>(tasks, ntasks, fronts, fbuf, lt, sbuf, res,
+                                                                            prm);
+  check_launch("apply_window_kernel");
+}
+
 void launch_commit_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, int* vars,
-                          double* dbuf, const double* lt, const int* piv, const double* dw, const int* q, int* scratch,
+                          double* dbuf, const double* lt, const WindowResult* res, int* q, int* scratch,
                           cudaStream_t s) {
   if (ntasks == 0) return;
-  commit_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lt, piv, dw, q, scratch);
+  commit_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lt, res, q, scratch);
   check_launch("commit_window_kernel");
 }
 

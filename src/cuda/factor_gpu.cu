@@ -36,6 +36,24 @@ struct GpuSymbolic {
   DeviceBuffer<ATarget> targets;
 };
 
+class Event {
+ public:
+  Event() { check_cuda(cudaEventCreate(&e_), "cudaEventCreate"); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(cudaStream_t s) { check_cuda(cudaEventRecord(e_, s), "cudaEventRecord"); }
+  /// Seconds from `from` to this event (both recorded and complete).
+  double since(const Event& from) const {
+    float ms = 0.0f;
+    check_cuda(cudaEventElapsedTime(&ms, from.e_, e_), "cudaEventElapsedTime");
+    return 1e-3 * ms;
+  }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
 class Stream {
  public:
   Stream() { check_cuda(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
@@ -138,8 +156,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   dval.upload(val, static_cast<size_t>(sym.nnz_in), st);
   if (scale) dscale.upload(scale, static_cast<size_t>(sym.n), st);
 
-  DeviceBuffer<double> dF, dDlev, dCBprev, dCBcur, dLt, dDw, dW, dL, dDs;
-  DeviceBuffer<int> dVars, dScr, dPiv, dQ, dRows;
+  DeviceBuffer<double> dF, dDlev, dCBprev, dCBcur, dLt, dS, dW, dL, dDs;
+  DeviceBuffer<int> dVars, dScr, dQ, dRows;
+  DeviceBuffer<WindowResult> dRes;
   DeviceBuffer<FrontDesc> dFronts;
   DeviceBuffer<ChildTask> dChild;
   DeviceBuffer<WindowTask> dWin;
@@ -161,9 +180,12 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Vector<UpdateTask> upd;
   Vector<int> qhost;
 
+  Event ev_start, ev_assembled, ev_dense, ev_updated, ev_copied;
+  double t_assembly = 0, t_dense = 0, t_update = 0, t_other = 0;
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
     const index_t first = sym.level_ptr[lev], nf = sym.level_ptr[lev + 1] - first;
     if (nf == 0) continue;
+    ev_start.record(st);
     // ---- fronts of this level
     fronts.resize(nf);
     long long foff = 0, voff = 0, doff = 0;
@@ -231,10 +253,14 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       }
       if (ct.empty()) continue;
       dChild.upload(ct.data(), ct.size(), st);
-      launch_assemble_children(dChild.get(), static_cast<int>(ct.size()), dFronts.get(), dF.get(), dVars.get(),
+      int max_mc = 0;
+      for (const auto& t : ct) max_mc = std::max(max_mc, t.mc);
+      const int spread = std::max(1, std::min(256, max_mc / 64));
+      launch_assemble_children(dChild.get(), static_cast<int>(ct.size()), spread, dFronts.get(), dF.get(), dVars.get(),
                                dCBprev.get(), gs->cmap.get(), dRows.get(), st);
     }
 
+    ev_assembled.record(st);
     // ---- dense partial factorization, window by window
     kk.assign(nf, 0);
     ss.assign(nf, 0);
@@ -242,7 +268,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     for (index_t f = 0; f < nf; ++f) active[f] = fronts[f].p > 0;
     for (;;) {
       wins.clear();
-      long long lt_size = 0, scr_size = 0;
+      long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0;
       for (index_t f = 0; f < nf; ++f) {
         if (!active[f]) continue;
         WindowTask t;
@@ -252,8 +278,12 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         t.w = std::min(max_window, fronts[f].p - kk[f] - ss[f]);
         t.lt_off = lt_size;
         t.scr_off = scr_size;
+        t.s_off = s_size;
+        t.rb_begin = row_blocks;
         lt_size += static_cast<long long>(fronts[f].m - t.k) * t.w;
         scr_size += 3LL * (t.s + t.w);
+        s_size += static_cast<long long>(t.w) * t.w;
+        row_blocks += (fronts[f].m - t.k - t.w + apply_rows - 1) / apply_rows;
         wins.push_back(t);
       }
       if (wins.empty()) break;
@@ -261,12 +291,13 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       dWin.upload(wins.data(), wins.size(), st);
       dLt.reserve_discard(static_cast<size_t>(lt_size));
       dScr.reserve_discard(static_cast<size_t>(scr_size));
-      dPiv.reserve_discard(static_cast<size_t>(nt) * max_window);
-      dDw.reserve_discard(static_cast<size_t>(nt) * 2 * max_window);
+      dS.reserve_discard(static_cast<size_t>(s_size));
+      dRes.reserve_discard(static_cast<size_t>(nt));
       dQ.reserve_discard(2 * static_cast<size_t>(nt));
-      launch_factor_window(dWin.get(), nt, dFronts.get(), dF.get(), dLt.get(), dPiv.get(), dDw.get(), dQ.get(), prm, st);
-      launch_commit_window(dWin.get(), nt, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dLt.get(), dPiv.get(),
-                           dDw.get(), dQ.get(), dScr.get(), st);
+      launch_factor_window(dWin.get(), nt, dFronts.get(), dF.get(), dLt.get(), dS.get(), dRes.get(), prm, st);
+      launch_apply_window(dWin.get(), nt, row_blocks, dFronts.get(), dF.get(), dLt.get(), dS.get(), dRes.get(), prm, st);
+      launch_commit_window(dWin.get(), nt, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dLt.get(), dRes.get(),
+                           dQ.get(), dScr.get(), st);
       qhost.resize(2 * static_cast<size_t>(nt));
       check_cuda(cudaMemcpyAsync(qhost.data(), dQ.get(), qhost.size() * sizeof(int), cudaMemcpyDeviceToHost, st),
                  "cudaMemcpyAsync pivots accepted");
@@ -363,6 +394,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       kk[f] = fd.p;
     }
 
+    ev_dense.record(st);
     // ---- contribution blocks: C -= L2 D L2^T with every pivot of the front at once
     formw.clear();
     upd.clear();
@@ -406,6 +438,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       launch_update(dUpd.get(), static_cast<int>(upd.size()), ntiles, st);
     }
 
+    ev_updated.record(st);
     // ---- copy L, D, the row lists and the contribution blocks out of the fronts
     Vector<CopyOutTask> co(nf);
     long long l_need = 0, rows_need = 0, d_need = 0, cb_size = 0;
@@ -429,13 +462,21 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     dDs.reserve_keep(static_cast<size_t>(d_used + d_need), static_cast<size_t>(d_used), st);
     dCBcur.reserve_discard(static_cast<size_t>(cb_size) + 1);
     dCopy.upload(co.data(), co.size(), st);
-    launch_copy_out(dCopy.get(), nf, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dL.get(), dRows.get(),
+    int max_m = 0;
+    for (const auto& fd : fronts) max_m = std::max(max_m, fd.m);
+    const int spread = std::max(1, std::min(1024, static_cast<int>(static_cast<long long>(max_m) * max_m / (256 * 64))));
+    launch_copy_out(dCopy.get(), nf, spread, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dL.get(), dRows.get(),
                     dDs.get(), dCBcur.get(), st);
     l_used += l_need;
     rows_used += rows_need;
     d_used += d_need;
+    ev_copied.record(st);
     stream.sync();  // task arrays and buffers are reused by the next level
     dCBprev.swap(dCBcur);
+    t_assembly += ev_assembled.since(ev_start);
+    t_dense += ev_dense.since(ev_assembled);
+    t_update += ev_updated.since(ev_dense);
+    t_other += ev_copied.since(ev_updated);
   }
 
   // ---- factors back to the host, in postorder positions
@@ -520,6 +561,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     }
   }
   if (pos != sym.n) throw Error(flag::unknown, "internal error: the GPU factorization did not eliminate every column");
+  inform.time_gpu_assembly = t_assembly;
+  inform.time_gpu_dense = t_dense;
+  inform.time_gpu_update = t_update;
+  inform.time_gpu_other = t_other;
   inform.num_delay = num_delay;
   inform.maxfront = maxfront;
   inform.num_factor = num_factor;

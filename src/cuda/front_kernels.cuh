@@ -50,7 +50,23 @@ struct WindowTask {
   int k, s, w;
   long long lt_off;    ///< offset of the front's (m-k) x w scratch for the computed L (doubles)
   long long scr_off;   ///< offset of the front's integer scratch (3 * (s + w) ints)
+  long long s_off;     ///< offset of the window's factorized block (w x w doubles) in the S scratch
+  long long rb_begin;  ///< first row block of this task in the apply_window launch
 };
+
+/// What factor_window found, completed by apply_window (fail_pos) and read by commit_window.
+struct WindowResult {
+  int np;          ///< pivots chosen in the window (a 2x2 counts 2)
+  int stop_pos;    ///< posdef: position of a pivot that is not positive, else max_window
+  int fail_pos;    ///< first pivot position with a multiplier over 1/u (or a zero pivot that is not)
+  int fail_local;  ///< posdef: window-local column of the failed pivot, else -1
+  int order[max_window];   ///< pivot position -> window-local column
+  int pos_of[max_window];  ///< window-local column -> pivot position (max_window if unprocessed)
+  double d[2 * max_window + 2];
+};
+
+/// Rows of the front handled by one block of apply_window.
+constexpr int apply_rows = 128;
 
 /// C -= L W^T on the lower triangle of a square region of a front (row offset == column offset).
 struct UpdateTask {
@@ -89,17 +105,23 @@ void launch_init_fronts(const FrontDesc* fronts, int nfronts, double* fbuf, int*
 void launch_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const long long* tptr,
                        const ATarget* targets, const long long* srcs, const double* val, const double* scale,
                        cudaStream_t s);
-void launch_assemble_children(const ChildTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf,
+/// spread: blocks per task (grid dimension y), so that big contribution blocks use many SMs.
+void launch_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
                               int* vars, const double* cb_prev, const int* cmap, const int* rows_store,
                               cudaStream_t s);
 void launch_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf,
-                          double* lt, int* piv, double* dw, int* q, DenseParams prm, cudaStream_t s);
+                          double* lt, double* sbuf, WindowResult* res, DenseParams prm, cudaStream_t s);
+/// The multipliers of every other row of the window's fronts; nblocks = total row blocks.
+void launch_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
+                         const double* fbuf, double* lt, const double* sbuf, WindowResult* res, DenseParams prm,
+                         cudaStream_t s);
+/// Accepts the leading pivots that passed (q, written to q[2i]; posdef failure column to q[2i+1]).
 void launch_commit_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, int* vars,
-                          double* dbuf, const double* lt, const int* piv, const double* dw, const int* q,
-                          int* scratch, cudaStream_t s);
+                          double* dbuf, const double* lt, const WindowResult* res, int* q, int* scratch,
+                          cudaStream_t s);
 void launch_form_w(const FormWTask* tasks, int ntasks, cudaStream_t s);
 void launch_update(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s);
-void launch_copy_out(const CopyOutTask* tasks, int ntasks, const FrontDesc* fronts, const double* fbuf,
+void launch_copy_out(const CopyOutTask* tasks, int ntasks, int spread, const FrontDesc* fronts, const double* fbuf,
                      const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore,
                      double* cb_cur, cudaStream_t s);
 /// Apply a host-computed permutation of positions [lo, lo+len) of one front (the root fallback), using
