@@ -14,8 +14,9 @@
 //    k.., followed by the earlier failed candidates and the window's failed ones, which keep their
 //    original values (restored for free); the accepted columns are written from the scratch.
 //  form_w + update: the remaining fully summed columns get C -= L W^T with W = L D (update_kernel).
-// When the window accepts nothing, the next window starts after it (s += w); a front is finished when
-// k == p or every remaining candidate failed since the last success.
+// Windows sweep the candidates from left to right (failed ones are left behind, s grows); a new sweep over
+// the failed ones starts when the last one made progress, else the front is finished and they are delayed
+// (host side, factor_gpu.cu).
 #include <cuda_runtime.h>
 
 #include <cmath>

@@ -174,7 +174,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2);
 
   Vector<FrontDesc> fronts;
-  Vector<int> kk, ss, active;
+  Vector<int> kk, ss, active, progress;
   Vector<WindowTask> wins;
   Vector<FormWTask> formw;
   Vector<UpdateTask> upd;
@@ -262,8 +262,13 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
 
     ev_assembled.record(st);
     // ---- dense partial factorization, window by window
+    // Candidates are swept from left to right: a window that fails leaves its columns behind (s grows), a
+    // window that succeeds moves its pivots to k and the failures after them. When a sweep reaches the
+    // end, a new sweep starts over the failed columns if the last one made progress (they have been
+    // updated since they failed), else the front is finished and they are delayed.
     kk.assign(nf, 0);
     ss.assign(nf, 0);
+    progress.assign(nf, 0);
     active.assign(nf, 0);
     for (index_t f = 0; f < nf; ++f) active[f] = fronts[f].p > 0;
     for (;;) {
@@ -318,7 +323,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         }
         if (q > 0) {
           kk[t.front] += q;
-          ss[t.front] = 0;
+          ss[t.front] += t.w - q;
+          progress[t.front] = 1;
           const int k = kk[t.front], rem = fd.p - k;
           if (rem > 0) {
             double* F = dF.get() + fd.off;
@@ -347,6 +353,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
           }
         } else {
           ss[t.front] += t.w;
+        }
+        if (kk[t.front] < fd.p && ss[t.front] >= fd.p - kk[t.front] && progress[t.front]) {
+          ss[t.front] = 0;  // a new sweep over the failed candidates
+          progress[t.front] = 0;
         }
         if (kk[t.front] == fd.p || ss[t.front] >= fd.p - kk[t.front]) active[t.front] = 0;
       }
