@@ -148,7 +148,7 @@ void write_general(const std::string& path, const CsrMatrix& a) {
                 a.val.size() >= static_cast<std::size_t>(nnz),
             path, "ptr/col/val inconsistent");
   io::Sink out(path);
-  out.printf("%%%%MatrixMarket matrix coordinate real general\n");
+  out.printf("%s", "%%MatrixMarket matrix coordinate real general\n");
   out.printf("%d %d %lld\n", a.nrow, a.ncol, static_cast<long long>(nnz));
   for (index_t i = 0; i < a.nrow; ++i)
     for (offset_t k = a.ptr[i]; k < a.ptr[i + 1]; ++k) out.entry(2, i + 1LL, a.col[k] + 1LL, true, a.val[k]);
@@ -160,7 +160,7 @@ void write_dense(const std::string& path, const DenseMatrix& a) {
                 a.val.size() == static_cast<std::size_t>(a.nrow) * static_cast<std::size_t>(a.ncol),
             path, "val must have nrow*ncol entries");
   io::Sink out(path);
-  out.printf("%%%%MatrixMarket matrix array real general\n");
+  out.printf("%s", "%%MatrixMarket matrix array real general\n");
   out.printf("%d %d\n", a.nrow, a.ncol);
   for (double x : a.val) out.entry(0, 0, 0, true, x);
   out.close();
