@@ -106,7 +106,7 @@ std::string Json::str() const {
   return o.str();
 }
 
-const std::vector<std::string> solver_option_keys = {"--nemin", "--u", "--small", "--ordering", "--backend", "--threads", "--block-size", "--scaling"};
+const std::vector<std::string> solver_option_keys = {"--nemin", "--u", "--small", "--ordering", "--backend", "--threads", "--block-size", "--scaling", "--print-level"};
 const char* solver_option_help =
     "  --ordering metis|natural|amd|matching|FILE  fill-reducing ordering (default metis); matching: matched\n"
     "                     2x2 pairs kept together (Hogg & Scott 2013); FILE: a Matrix Market array of\n"
@@ -118,10 +118,12 @@ const char* solver_option_help =
     "  --small S          zero-pivot tolerance (default 1e-20)\n"
     "  --backend cpu|gpu|auto   numerical backend (default cpu)\n"
     "  --threads T        CPU threads (default: OpenMP's); results do not depend on it\n"
-    "  --block-size B     panel width of the dense CPU kernels (default 128)\n";
+    "  --block-size B     panel width of the dense CPU kernels (default 128)\n"
+    "  --print-level P    diagnostics on stderr (default 0: none; 1: phase times)\n";
 
 std::string parse_solver_options(const Args& args, ssids::Options& o) {
   o.nemin = static_cast<int>(args.get_long("--nemin", o.nemin, 1, 1 << 30));
+  o.print_level = static_cast<int>(args.get_long("--print-level", o.print_level, -1, 3));
   o.u = args.get_double("--u", o.u);
   o.small = args.get_double("--small", o.small);
   o.num_threads = static_cast<int>(args.get_long("--threads", 0, 0, 4096));
