@@ -41,7 +41,7 @@ double max_multiplier(const ssids::Factors& f) {
   double mx = 0.0;
   for (const auto& nd : nf.nodes)
     for (int j = 0; j < nd.nelim; ++j)
-      for (int i = j + 1; i < nd.nrow; ++i) mx = std::max(mx, std::fabs(nd.l[i + static_cast<long>(j) * nd.nrow]));
+      for (int i = j + 1; i < nd.nrow; ++i) mx = std::max(mx, std::fabs(nf.lblock(nd)[i + static_cast<long>(j) * nd.nrow]));
   return mx;
 }
 
@@ -78,7 +78,8 @@ std::uint64_t hash_doubles(const double* v, std::size_t n) {
 std::uint64_t hash_factors(const ssids::Factors& f) {
   const auto& nf = f.numeric();
   std::uint64_t h = 0;
-  for (const auto& nd : nf.nodes) h = h * 1099511628211ULL + hash_doubles(nd.l.data(), nd.l.size());
+  for (const auto& nd : nf.nodes)
+    h = h * 1099511628211ULL + hash_doubles(nf.lblock(nd), static_cast<std::size_t>(nd.nrow) * nd.nelim);
   h ^= hash_doubles(nf.d.data(), nf.d.size()) * 31;
   std::vector<double> rows(nf.rows.begin(), nf.rows.end());
   h ^= hash_doubles(rows.data(), rows.size()) * 131;

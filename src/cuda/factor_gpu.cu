@@ -497,9 +497,11 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
 
   const auto h2 = clock::now();
   // ---- factors back to the host, in postorder positions
-  Vector<double> hL(static_cast<size_t>(l_used)), hD(static_cast<size_t>(d_used));
+  // L comes back in one piece into out.lval (node s at lptr = its device offset)
+  Vector<double> hD(static_cast<size_t>(d_used));
   Vector<int> hRows(static_cast<size_t>(rows_used));
-  if (l_used) check_cuda(cudaMemcpyAsync(hL.data(), dL.get(), hL.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy L");
+  out.lval.resize(static_cast<size_t>(l_used));
+  if (l_used) check_cuda(cudaMemcpyAsync(out.lval.data(), dL.get(), out.lval.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy L");
   if (d_used) check_cuda(cudaMemcpyAsync(hD.data(), dDs.get(), hD.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy D");
   if (rows_used) check_cuda(cudaMemcpyAsync(hRows.data(), dRows.get(), hRows.size() * sizeof(int), cudaMemcpyDeviceToHost, st), "copy rows");
   stream.sync();
@@ -525,14 +527,15 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     nfac.ndelay_in = ni.ndelay;
     nfac.pos = pos;
     nfac.row_ptr = rp;
-    nfac.l.assign(hL.begin() + ni.l_off, hL.begin() + ni.l_off + static_cast<long long>(ni.m) * ni.nelim);
+    nfac.lptr = ni.l_off;
+    double* lb = out.lval.data() + ni.l_off;
     std::copy(hRows.begin() + ni.rows_off, hRows.begin() + ni.rows_off + ni.m, out.rows.begin() + rp);
     const double* d = hD.data() + ni.d_off;
     for (index_t k = 0; k < ni.nelim; ++k) out.pivot_var[pos + k] = hRows[ni.rows_off + k];
     if (posdef) {  // L D L^T with D > 0 -> Cholesky factor L D^{1/2}
       for (index_t j = 0; j < ni.nelim; ++j) {
         const double sq = std::sqrt(d[2 * j]);
-        for (index_t i = j; i < ni.m; ++i) nfac.l[i + static_cast<size_t>(j) * ni.m] *= sq;
+        for (index_t i = j; i < ni.m; ++i) lb[i + static_cast<size_t>(j) * ni.m] *= sq;
       }
     } else {
       for (index_t k = 0; k < ni.nelim; ++k) {

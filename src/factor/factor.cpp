@@ -175,7 +175,7 @@ void Factors::enquire_posdef(double* diag) const {
   if (!diag) throw Error(flag::missing_data, "diag array missing");
   for (const detail::NodeFactor& nd : f.nodes)
     for (index_t j = 0; j < nd.nelim; ++j)
-      diag[nd.pos + j] = nd.l[j + static_cast<offset_t>(j) * nd.nrow];
+      diag[nd.pos + j] = f.lblock(nd)[j + static_cast<offset_t>(j) * nd.nrow];
 }
 
 std::shared_ptr<detail::NumericFactors> Factors::mutable_ptr() {

@@ -2,8 +2,10 @@
 // and GPU paths (the GPU copies its factors into this layout on request).
 //
 // Conventions (0-based):
-//  * Node s of the assembly tree eliminated nelim columns. Its L block is nodes[s].l, nrow x nelim,
-//    column-major with leading dimension nrow (strict upper triangle stored as 0). Its rows are the ORIGINAL variable
+//  * Node s of the assembly tree eliminated nelim columns. Its L block is nrow x nelim, column-major with
+//    leading dimension nrow (strict upper triangle stored as 0), at lblock(s): in nodes[s].l (the CPU path
+//    keeps one array per node) or at lval + nodes[s].lptr (the GPU path copies all of L back at once).
+//    Its rows are the ORIGINAL variable
 //    indices rows[row_ptr .. row_ptr + nrow); the first nelim are the variables eliminated at the node,
 //    in pivot order. Indefinite mode: L is unit lower triangular (diagonal stored as 1.0; the (k+1,k)
 //    entry of a 2x2 pivot stored as 0.0). Posdef mode: L is the Cholesky factor with its diagonal.
@@ -27,7 +29,8 @@ struct NodeFactor {
   index_t nrow = 0;       ///< rows of the L block (front size including delayed rows)
   index_t ndelay_in = 0;  ///< delayed columns received from children
   index_t pos = 0;        ///< first pivot position owned by this node
-  Vector<double> l;       ///< the L block (nrow x nelim, ld nrow)
+  Vector<double> l;       ///< the L block (nrow x nelim, ld nrow), or empty when it lives in lval
+  offset_t lptr = 0;      ///< offset of the L block in NumericFactors::lval when l is empty
   offset_t row_ptr = 0;   ///< offset of the row list in rows
 };
 
@@ -42,6 +45,10 @@ struct NumericFactors {
   Vector<double> dinv;        ///< 2n (indefinite)
   Vector<index_t> pivot_var;  ///< pivot position -> original variable
   Vector<double> scale;       ///< empty or n
+  Vector<double> lval;        ///< L blocks of every node, when stored contiguously (see lptr)
+
+  const double* lblock(const NodeFactor& nd) const { return nd.l.empty() ? lval.data() + nd.lptr : nd.l.data(); }
+  double* lblock(NodeFactor& nd) { return nd.l.empty() ? lval.data() + nd.lptr : nd.l.data(); }
 };
 
 }  // namespace detail

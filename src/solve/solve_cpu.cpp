@@ -13,7 +13,7 @@ void solve_forward_cpu(const NumericFactors& f, int nrhs, double* x, offset_t ld
     const index_t m = nd.nrow, ne = nd.nelim;
     if (ne == 0) continue;
     const index_t* rows = f.rows.data() + nd.row_ptr;
-    const double* l = nd.l.data();
+    const double* l = f.lblock(nd);
     buf.resize(m);
     for (int r = 0; r < nrhs; ++r) {
       double* xr = x + r * ldx;
@@ -58,7 +58,7 @@ void solve_backward_cpu(const NumericFactors& f, int nrhs, double* x, offset_t l
     const index_t m = nd.nrow, ne = nd.nelim;
     if (ne == 0) continue;
     const index_t* rows = f.rows.data() + nd.row_ptr;
-    const double* l = nd.l.data();
+    const double* l = f.lblock(nd);
     buf.resize(m);
     for (int r = 0; r < nrhs; ++r) {
       double* xr = x + r * ldx;
