@@ -8,6 +8,7 @@
 // Host<->device traffic during the factorization is limited to the pivoting outcome: the number of
 // pivots each window accepted (one small copy per dense step) — plus, in the rare case that pivots still
 // fail at a root, that root's remaining block, which is finished on the host with a full search.
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -122,6 +123,65 @@ std::shared_ptr<GpuSymbolic> gpu_symbolic(const Symbolic& sym, cudaStream_t s) {
   return g;
 }
 
+/// A cuBLAS handle bound to the factorization's stream.
+class Blas {
+ public:
+  explicit Blas(cudaStream_t s) {
+    check_cublas(cublasCreate(&h_), "cublasCreate");
+    if (cublasSetStream(h_, s) != CUBLAS_STATUS_SUCCESS) {
+      cublasDestroy(h_);
+      throw Error(flag::cublas, "cublasSetStream failed");
+    }
+  }
+  ~Blas() { cublasDestroy(h_); }
+  Blas(const Blas&) = delete;
+  Blas& operator=(const Blas&) = delete;
+  cublasHandle_t get() const { return h_; }
+  static void check_cublas(cublasStatus_t st, const char* what) {
+    if (st == CUBLAS_STATUS_SUCCESS) return;
+    if (st == CUBLAS_STATUS_ALLOC_FAILED) throw Error(flag::allocation, std::string("GPU out of memory in ") + what);
+    throw Error(flag::cublas, std::string(what) + " failed with cuBLAS status " + std::to_string(static_cast<int>(st)));
+  }
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
+
+/// Regions at least this big (rows x columns) are updated by cuBLAS DGEMM (FP64 tensor cores), smaller ones
+/// by our batched tile kernel (one launch for all of them). Chosen so that a region gives cuBLAS at least a
+/// few dozen 64x64 tiles of work; to be tuned by measurement.
+constexpr long long cublas_min_area = 512LL * 256;
+/// Column block of the lower-trapezoid update through DGEMM (the diagonal blocks also write the strict
+/// upper triangle of the front, which is never read).
+constexpr int cublas_col_block = 512;
+
+/// C -= L W^T on the lower triangle of every task's region: big regions through cuBLAS, the others through
+/// update_kernel in one launch. Both are deterministic for a given GPU, sizes and library build.
+void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dupd, const Blas& blas, cudaStream_t st) {
+  Vector<UpdateTask> small;
+  long long ntiles = 0;
+  const double minus_one = -1.0, one = 1.0;
+  for (const UpdateTask& u : upd) {
+    if (static_cast<long long>(u.nrow) * u.ncol >= cublas_min_area && u.kdim > 0) {
+      for (int j0 = 0; j0 < u.ncol; j0 += cublas_col_block) {
+        const int jb = std::min(cublas_col_block, u.ncol - j0);
+        Blas::check_cublas(cublasDgemm(blas.get(), CUBLAS_OP_N, CUBLAS_OP_T, u.nrow - j0, jb, u.kdim, &minus_one,
+                                       u.l + j0, u.ldl, u.w + j0, u.ldw, &one,
+                                       u.c + j0 + static_cast<long long>(j0) * u.ldc, u.ldc),
+                           "cublasDgemm (update)");
+      }
+    } else {
+      UpdateTask t = u;
+      t.tile_begin = ntiles;
+      ntiles += update_tiles(t.nrow, t.ncol);
+      small.push_back(t);
+    }
+  }
+  if (small.empty()) return;
+  dupd.upload(small.data(), small.size(), st);
+  launch_update(dupd.get(), static_cast<int>(small.size()), ntiles, st);
+}
+
 /// Per-node results kept on the host while levels are processed.
 struct NodeInfo {
   int m = 0, p = 0, ndelay = 0, nelim = 0;
@@ -151,6 +211,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Stream stream;
   const cudaStream_t st = stream.get();
   auto gs = gpu_symbolic(sym, st);
+  Blas blas(st);
   const bool posdef = mode == Mode::posdef;
   DenseParams prm;
   prm.u = posdef ? 0.0 : std::min(0.5, std::max(0.0, options.u));
@@ -315,7 +376,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       stream.sync();
       formw.clear();
       upd.clear();
-      long long w_size = 0, ntiles = 0;
+      long long w_size = 0;
       for (int i = 0; i < nt; ++i) {
         const WindowTask& t = wins[i];
         const FrontDesc& fd = fronts[t.front];
@@ -352,8 +413,6 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
             u.nrow = fd.m - k;
             u.ncol = rem;
             u.kdim = q;
-            u.tile_begin = ntiles;
-            ntiles += update_tiles(u.nrow, u.ncol);
             upd.push_back(u);
             w_size += static_cast<long long>(rem) * q;
           }
@@ -371,9 +430,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
         for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
         dFormW.upload(formw.data(), formw.size(), st);
-        dUpd.upload(upd.data(), upd.size(), st);
         launch_form_w(dFormW.get(), static_cast<int>(formw.size()), st);
-        launch_update(dUpd.get(), static_cast<int>(upd.size()), ntiles, st);
+        run_updates(upd, dUpd, blas, st);
       }
     }
 
@@ -414,7 +472,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     // ---- contribution blocks: C -= L2 D L2^T with every pivot of the front at once
     formw.clear();
     upd.clear();
-    long long w_size = 0, ntiles = 0;
+    long long w_size = 0;
     for (index_t f = 0; f < nf; ++f) {
       const FrontDesc& fd = fronts[f];
       const int k = kk[f], mc = fd.m - fd.p;
@@ -439,8 +497,6 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       u.nrow = mc;
       u.ncol = mc;
       u.kdim = k;
-      u.tile_begin = ntiles;
-      ntiles += update_tiles(mc, mc);
       upd.push_back(u);
       w_size += static_cast<long long>(mc) * k;
     }
@@ -449,9 +505,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
       for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
       dFormW.upload(formw.data(), formw.size(), st);
-      dUpd.upload(upd.data(), upd.size(), st);
       launch_form_w(dFormW.get(), static_cast<int>(formw.size()), st);
-      launch_update(dUpd.get(), static_cast<int>(upd.size()), ntiles, st);
+      run_updates(upd, dUpd, blas, st);
     }
 
     ev_updated.record(st);
