@@ -19,6 +19,7 @@
 // (host side, factor_gpu.cu).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cuda/cuda_check.hpp"
@@ -419,9 +420,12 @@ __global__ void permute_range_kernel(const FrontDesc* front, double* fbuf, int* 
   permute_positions(fbuf + f.off, f.m, vars + f.var_off, lo, len, scratch, scratch + len, scratch + 2 * len);
 }
 
+// grid: (tasks, spread); the entries of a task are spread over the blocks of grid dimension y.
 __global__ void form_w_kernel(const FormWTask* tasks) {
   const FormWTask t = tasks[blockIdx.x];
-  for (long long e = threadIdx.x; e < static_cast<long long>(t.nrow) * t.q; e += blockDim.x) {
+  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
+  for (long long e = first; e < static_cast<long long>(t.nrow) * t.q; e += stride) {
     const int r = static_cast<int>(e % t.nrow), j = static_cast<int>(e / t.nrow);
     const double* l = t.l + r;
     double v;
@@ -537,9 +541,10 @@ void launch_permute_range(const FrontDesc* front, double* fbuf, int* vars, int l
   check_launch("permute_range_kernel");
 }
 
-void launch_form_w(const FormWTask* tasks, int ntasks, cudaStream_t s) {
+void launch_form_w(const FormWTask* tasks, int ntasks, long long max_entries, cudaStream_t s) {
   if (ntasks == 0) return;
-  form_w_kernel<<<ntasks, 256, 0, s>>>(tasks);
+  const int spread = static_cast<int>(std::max(1LL, std::min(1024LL, max_entries / (256 * 16))));
+  form_w_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks);
   check_launch("form_w_kernel");
 }
 

@@ -430,7 +430,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
         for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
         dFormW.upload(formw.data(), formw.size(), st);
-        launch_form_w(dFormW.get(), static_cast<int>(formw.size()), st);
+        long long max_entries = 0;
+      for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
+      launch_form_w(dFormW.get(), static_cast<int>(formw.size()), max_entries, st);
         run_updates(upd, dUpd, blas, st);
       }
     }
@@ -505,7 +507,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
       for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
       dFormW.upload(formw.data(), formw.size(), st);
-      launch_form_w(dFormW.get(), static_cast<int>(formw.size()), st);
+      long long max_entries = 0;
+      for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
+      launch_form_w(dFormW.get(), static_cast<int>(formw.size()), max_entries, st);
       run_updates(upd, dUpd, blas, st);
     }
 

@@ -119,7 +119,8 @@ void launch_apply_window(const WindowTask* tasks, int ntasks, long long nblocks,
 void launch_commit_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, int* vars,
                           double* dbuf, const double* lt, const WindowResult* res, int* q, int* scratch,
                           cudaStream_t s);
-void launch_form_w(const FormWTask* tasks, int ntasks, cudaStream_t s);
+/// max_entries: the largest nrow * q over the tasks (spreads big tasks over many blocks).
+void launch_form_w(const FormWTask* tasks, int ntasks, long long max_entries, cudaStream_t s);
 void launch_update(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s);
 void launch_copy_out(const CopyOutTask* tasks, int ntasks, int spread, const FrontDesc* fronts, const double* fbuf,
                      const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore,
