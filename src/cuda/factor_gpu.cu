@@ -247,7 +247,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Vector<int> qhost;
 
   const auto h1 = clock::now();
-  Event ev_start, ev_assembled, ev_dense, ev_updated, ev_copied;
+  Event ev_start, ev_assembled, ev_dense, ev_updated, ev_copied, ev_w0, ev_w1, ev_w2, ev_w3;
+  double t_win = 0, t_apply = 0, t_commit = 0;
+  long long n_steps = 0;
   double t_assembly = 0, t_dense = 0, t_update = 0, t_other = 0;
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
     const index_t first = sym.level_ptr[lev], nf = sym.level_ptr[lev + 1] - first;
@@ -366,14 +368,25 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       dS.reserve_discard(static_cast<size_t>(s_size));
       dRes.reserve_discard(static_cast<size_t>(nt));
       dQ.reserve_discard(2 * static_cast<size_t>(nt));
+      const bool detail_times = options.print_level >= 2;
+      if (detail_times) ev_w0.record(st);
       launch_factor_window(dWin.get(), nt, dFronts.get(), dF.get(), dLt.get(), dS.get(), dRes.get(), prm, st);
+      if (detail_times) ev_w1.record(st);
       launch_apply_window(dWin.get(), nt, row_blocks, dFronts.get(), dF.get(), dLt.get(), dS.get(), dRes.get(), prm, st);
+      if (detail_times) ev_w2.record(st);
       launch_commit_window(dWin.get(), nt, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dLt.get(), dRes.get(),
                            dQ.get(), dScr.get(), st);
+      if (detail_times) ev_w3.record(st);
       qhost.resize(2 * static_cast<size_t>(nt));
       check_cuda(cudaMemcpyAsync(qhost.data(), dQ.get(), qhost.size() * sizeof(int), cudaMemcpyDeviceToHost, st),
                  "cudaMemcpyAsync pivots accepted");
       stream.sync();
+      ++n_steps;
+      if (detail_times) {
+        t_win += ev_w1.since(ev_w0);
+        t_apply += ev_w2.since(ev_w1);
+        t_commit += ev_w3.since(ev_w2);
+      }
       formw.clear();
       upd.clear();
       long long w_size = 0;
@@ -644,6 +657,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     std::fprintf(stderr, "ssids gpu factor: setup and uploads %.3f s, levels %.3f s (device: assembly %.3f, dense %.3f, "
                  "update %.3f, other %.3f), factors to host %.3f s\n", secs(h0, h1), secs(h1, h2), t_assembly, t_dense,
                  t_update, t_other, secs(h2, clock::now()));
+  if (options.print_level >= 2)
+    std::fprintf(stderr, "ssids gpu factor: %lld window steps; device factor_window %.3f s, apply_window %.3f s, "
+                 "commit_window %.3f s\n", n_steps, t_win, t_apply, t_commit);
   inform.time_gpu_assembly = t_assembly;
   inform.time_gpu_dense = t_dense;
   inform.time_gpu_update = t_update;
