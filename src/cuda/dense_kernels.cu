@@ -403,16 +403,31 @@ __global__ void __launch_bounds__(256) commit_window_kernel(const WindowTask* ta
   }
   __syncthreads();
   permute_positions(F, m, vars + f.var_off, t.k, len, src, pos, at);
-  // accepted columns from the scratch (rows relative to k; permuted rows take their original's values)
+  for (int e = threadIdx.x; e < 2 * q; e += blockDim.x) dbuf[f.d_off + 2 * t.k + e] = r.d[e];
+}
+
+// grid: (tasks, spread). After commit_window: the accepted columns are written from the scratch (rows
+// relative to k; a permuted row takes the values computed for the row it came from, src in the scratch).
+__global__ void write_window_l_kernel(const WindowTask* tasks, const FrontDesc* fronts, double* fbuf,
+                                      const double* lt_buf, const int* q_in, const int* scratch_buf) {
+  const WindowTask t = tasks[blockIdx.x];
+  const int q = q_in[2 * blockIdx.x];
+  if (q == 0) return;
+  const FrontDesc f = fronts[t.front];
+  double* F = fbuf + f.off;
+  const long long m = f.m;
+  const int len = t.s + t.w;
+  const int* src = scratch_buf + t.scr_off;
   const long long ldt = m - t.k;
   const double* lt = lt_buf + t.lt_off;
-  for (long long e = threadIdx.x; e < ldt * q; e += blockDim.x) {
+  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
+  for (long long e = first; e < ldt * q; e += stride) {
     const long long i = e % ldt, pc = e / ldt;
     if (i < pc) continue;
     const long long srow = i < len ? src[i] : i;
     F[(t.k + i) + (t.k + pc) * m] = lt[srow + pc * ldt];
   }
-  for (int e = threadIdx.x; e < 2 * q; e += blockDim.x) dbuf[f.d_off + 2 * t.k + e] = r.d[e];
 }
 
 __global__ void permute_range_kernel(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch) {
@@ -526,12 +541,15 @@ void launch_apply_window(const WindowTask* tasks, int ntasks, long long nblocks,
   check_launch("apply_window_kernel");
 }
 
-void launch_commit_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, int* vars,
-                          double* dbuf, const double* lt, const WindowResult* res, int* q, int* scratch,
-                          cudaStream_t s) {
+void launch_commit_window(const WindowTask* tasks, int ntasks, long long max_entries, const FrontDesc* fronts,
+                          double* fbuf, int* vars, double* dbuf, const double* lt, const WindowResult* res, int* q,
+                          int* scratch, cudaStream_t s) {
   if (ntasks == 0) return;
   commit_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lt, res, q, scratch);
   check_launch("commit_window_kernel");
+  const int spread = static_cast<int>(std::max(1LL, std::min(1024LL, max_entries / (256 * 16))));
+  write_window_l_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, lt, q, scratch);
+  check_launch("write_window_l_kernel");
 }
 
 void launch_permute_range(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch,

@@ -374,7 +374,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       if (detail_times) ev_w1.record(st);
       launch_apply_window(dWin.get(), nt, row_blocks, dFronts.get(), dF.get(), dLt.get(), dS.get(), dRes.get(), prm, st);
       if (detail_times) ev_w2.record(st);
-      launch_commit_window(dWin.get(), nt, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dLt.get(), dRes.get(),
+      long long max_lt = 0;
+      for (const auto& t : wins) max_lt = std::max(max_lt, static_cast<long long>(fronts[t.front].m - t.k) * t.w);
+      launch_commit_window(dWin.get(), nt, max_lt, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dLt.get(), dRes.get(),
                            dQ.get(), dScr.get(), st);
       if (detail_times) ev_w3.record(st);
       qhost.resize(2 * static_cast<size_t>(nt));
