@@ -5,6 +5,7 @@
 #include "ssids/csc.hpp"
 #include "ssids/error.hpp"
 #include "ssids/factor.hpp"
+#include "ssids/fingerprint.hpp"
 #include "ssids/generate.hpp"
 #include "ssids/inform.hpp"
 #include "ssids/matrix_market.hpp"
