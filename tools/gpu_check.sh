@@ -30,6 +30,11 @@ if [ "$mode" = full ]; then
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | head -2 | tr '\n' ' ')"
   done
 fi
+echo "== repro on the GPU, the two slow shared matrices"
+for mr in mm_CONT-201_kkt:10 ncvxqp1:3; do
+  m=${mr%:*}; runs=${mr#*:}
+  [ -f "$SSIDS_TEST_MATRICES/$m.mtx.gz" ] && timeout 240 build-gpu/ssids repro "$SSIDS_TEST_MATRICES/$m.mtx.gz" --runs $runs --threads 1 --backend gpu --nrhs 2 2>&1 | grep -E "result|FAIL" | sed "s/^/$m ($runs runs): /"
+done
 echo "== timings"
 for spec in ${SPECS:-gen:laplace3d:50 gen:kkt-qp:200000:80000 gen:laplace3d:80}; do
   for be in gpu cpu; do

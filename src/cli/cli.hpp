@@ -57,5 +57,6 @@ int cmd_generate(int argc, char** argv);
 int cmd_solve(int argc, char** argv);
 int cmd_demo(int argc, char** argv);
 int cmd_sap(int argc, char** argv);
+int cmd_repro(int argc, char** argv);
 
 }  // namespace ssids_cli

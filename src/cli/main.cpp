@@ -20,6 +20,8 @@ const char* main_help =
     "  analyse FILE|gen:SPEC  print the analysis statistics (ordering, tree, predicted nnz(L), flops)\n"
     "  generate KIND ARGS -o FILE.mtx   write a generated matrix\n"
     "  sap FILE|gen:SPEC      solve a nonsymmetric system with SaP (banded preconditioner + Krylov)\n"
+    "  repro FILE|gen:SPEC    reproducibility harness: fingerprints of factors and solutions over runs,\n"
+    "                         thread counts and backends; fails on any promised difference\n"
     "FILE is a Matrix Market file (.mtx or .mtx.gz); gen:SPEC builds a matrix in memory, e.g. gen:laplace3d:50\n";
 }
 
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
     if (cmd == "solve") return ssids_cli::cmd_solve(argc, argv);
     if (cmd == "demo") return ssids_cli::cmd_demo(argc, argv);
     if (cmd == "sap") return ssids_cli::cmd_sap(argc, argv);
+    if (cmd == "repro") return ssids_cli::cmd_repro(argc, argv);
     std::fprintf(stderr, "ssids: unknown command '%s' (see ssids --help)\n", cmd.c_str());
     return 2;
   } catch (const ssids_cli::UsageError& e) {

@@ -80,12 +80,13 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   }
   Backend backend = choose_backend(options, sym);
 
-  auto nf = std::allocate_shared<detail::NumericFactors>(Allocator<detail::NumericFactors>());
-  nf->symbolic = symp;
-  nf->mode = mode;
-  nf->backend = backend;
-  if (sc) nf->scale.assign(sc, sc + sym.n);
-  try {
+  std::shared_ptr<detail::NumericFactors> nf;
+  try {  // the allocations of nf and its scale vector are covered too (failure injection found them uncaught)
+    nf = std::allocate_shared<detail::NumericFactors>(Allocator<detail::NumericFactors>());
+    nf->symbolic = symp;
+    nf->mode = mode;
+    nf->backend = backend;
+    if (sc) nf->scale.assign(sc, sc + sym.n);
     if (backend == Backend::gpu) detail::factor_multifrontal_gpu(sym, val, sc, mode, options, *nf, inform);
     else detail::factor_multifrontal_cpu(sym, val, sc, mode, options, *nf, inform);
   } catch (const std::bad_alloc&) {

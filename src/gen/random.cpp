@@ -18,8 +18,7 @@
 namespace ssids {
 namespace {
 
-// Off-diagonals drawn per column of H and extra entries drawn per row of A (before removing duplicates).
-constexpr int h_offdiag_per_col = 3;
+// Extra entries drawn per row of A (before removing duplicates).
 constexpr int a_extra_per_row = 3;
 // Extra entries of A have magnitude < a_extra_max, pivots >= 1: a_extra_per_row * a_extra_max < 1 keeps the
 // pivot columns of A strictly row diagonally dominant (see generate_kkt_qp).

@@ -216,6 +216,15 @@ MmHeader parse_header(LineReader& lr) {
   h.nrow = static_cast<index_t>(v[0]);
   h.ncol = static_cast<index_t>(v[1]);
   h.nnz = coord ? v[2] : v[0] * v[1];  // both < 2^31: no overflow
+  // Sanity bound: the reader allocates O(nrow + ncol) before it could notice anything wrong, so a size line
+  // like "2000000000 2000000000 1" must not cost 16 GB. A coordinate matrix may have at most
+  // kMaxEmptySlack more rows (columns) than declared entries; beyond that it is refused as malformed.
+  constexpr std::int64_t kMaxEmptySlack = std::int64_t(1) << 22;
+  if (coord && (v[0] - kMaxEmptySlack > v[2] || v[1] - kMaxEmptySlack > v[2]))  // v[0], v[1] < 2^31: no overflow
+    fail(flag::bad_input, lr.line,
+         "bad size line: " + std::to_string(v[0]) + " x " + std::to_string(v[1]) + " with only " +
+             std::to_string(v[2]) + " entries (a dimension may exceed the entry count by at most " +
+             std::to_string(kMaxEmptySlack) + ")");
   if (h.symmetric && h.nrow != h.ncol)
     fail(flag::bad_input, lr.line,
          "a symmetric matrix must be square, size line says " + std::to_string(h.nrow) + " x " + std::to_string(h.ncol));

@@ -8,6 +8,7 @@
 // Warnings (duplicates, upper-triangle entries, missing diagonal, out of range) go to MatrixReport.
 #include <cmath>
 #include <cstdio>
+#include <new>
 #include <utility>
 
 #include "io/mm_internal.hpp"
@@ -230,7 +231,8 @@ auto with_file(const std::string& path, F&& parse) {
 }  // namespace
 }  // namespace io
 
-SymmetricMatrix parse_symmetric(const char* data, std::size_t size, MatrixReport* report, double sym_tol) {
+// A failed host allocation (std::bad_alloc) leaves the parse_* functions as Error(flag::allocation), like analyse/factor.
+SymmetricMatrix parse_symmetric(const char* data, std::size_t size, MatrixReport* report, double sym_tol) try {
   if (io::is_gzip(data, size)) {
     Vector<char> text = io::gunzip(data, size, "gzip input");
     return parse_symmetric(text.data(), text.size(), report, sym_tol);
@@ -248,9 +250,11 @@ SymmetricMatrix parse_symmetric(const char* data, std::size_t size, MatrixReport
       h.symmetric ? io::lower_from_symmetric_file(h.nrow, t, r) : io::lower_from_general_file(h.nrow, t, sym_tol, r);
   r.missing_diagonal = io::count_missing_diagonal(h.nrow, lower);
   return io::to_symmetric(h.nrow, std::move(lower));
+} catch (const std::bad_alloc&) {
+  throw Error(flag::allocation, "Matrix Market reader: host allocation failed");
 }
 
-CsrMatrix parse_general(const char* data, std::size_t size, MatrixReport* report) {
+CsrMatrix parse_general(const char* data, std::size_t size, MatrixReport* report) try {
   if (io::is_gzip(data, size)) {
     Vector<char> text = io::gunzip(data, size, "gzip input");
     return parse_general(text.data(), text.size(), report);
@@ -270,14 +274,18 @@ CsrMatrix parse_general(const char* data, std::size_t size, MatrixReport* report
   a.col = std::move(c.idx);
   a.val = std::move(c.val);
   return a;
+} catch (const std::bad_alloc&) {
+  throw Error(flag::allocation, "Matrix Market reader: host allocation failed");
 }
 
-DenseMatrix parse_dense(const char* data, std::size_t size) {
+DenseMatrix parse_dense(const char* data, std::size_t size) try {
   if (io::is_gzip(data, size)) {
     Vector<char> text = io::gunzip(data, size, "gzip input");
     return io::parse_array(text.data(), text.size());
   }
   return io::parse_array(data, size);
+} catch (const std::bad_alloc&) {
+  throw Error(flag::allocation, "Matrix Market reader: host allocation failed");
 }
 
 SymmetricMatrix read_symmetric(const std::string& path, MatrixReport* report, double sym_tol) {
