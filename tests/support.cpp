@@ -130,4 +130,22 @@ ssids::SymmetricMatrix random_symmetric(int n, double density, double diag_densi
   return from_triplets(n, r, c, v);
 }
 
+ssids::SymmetricMatrix random_kkt(int nh, int nc, double density, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uni = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int j = 0; j < nh; ++j) {
+    r.push_back(j); c.push_back(j); v.push_back(1.0 + uni());
+    for (int i = j + 1; i < nh; ++i)
+      if (uni() < density) { r.push_back(i); c.push_back(j); v.push_back(2 * uni() - 1); }
+  }
+  for (int k = 0; k < nc; ++k) {
+    r.push_back(nh + k); c.push_back(k % nh); v.push_back(1.0 + uni());  // full row rank
+    for (int j = 0; j < nh; ++j)
+      if (uni() < density) { r.push_back(nh + k); c.push_back(j); v.push_back(2 * uni() - 1); }
+  }
+  return from_triplets(nh + nc, r, c, v);
+}
+
 }  // namespace ssids_test

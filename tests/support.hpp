@@ -39,4 +39,8 @@ ssids::SymmetricMatrix from_triplets(int n, const std::vector<int>& rows, const 
 /// [-1,1]; diagonal entries present with probability diag_density, values in [-dmax, dmax].
 ssids::SymmetricMatrix random_symmetric(int n, double density, double diag_density, double dmax, std::uint64_t seed);
 
+/// Seeded random KKT matrix [H B^T; B 0]: H (nh x nh) random symmetric with diagonal in [1, 2), B (nc x nh)
+/// with full row rank (row k has an entry >= 1 in column k mod nh) and a zero (2,2) block.
+ssids::SymmetricMatrix random_kkt(int nh, int nc, double density, std::uint64_t seed);
+
 }  // namespace ssids_test

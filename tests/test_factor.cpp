@@ -19,24 +19,6 @@ using ssids_test::run_pipeline;
 
 namespace {
 
-/// Random KKT matrix [H B^T; B 0] with H (nh x nh) random symmetric (indefinite unless spd) and B (nc x nh).
-SymmetricMatrix random_kkt(int nh, int nc, double density, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto uni = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
-  std::vector<int> r, c;
-  std::vector<double> v;
-  for (int j = 0; j < nh; ++j) {
-    r.push_back(j); c.push_back(j); v.push_back(1.0 + uni());
-    for (int i = j + 1; i < nh; ++i)
-      if (uni() < density) { r.push_back(i); c.push_back(j); v.push_back(2 * uni() - 1); }
-  }
-  for (int k = 0; k < nc; ++k) {
-    r.push_back(nh + k); c.push_back(k % nh); v.push_back(1.0 + uni());  // full row rank
-    for (int j = 0; j < nh; ++j)
-      if (uni() < density) { r.push_back(nh + k); c.push_back(j); v.push_back(2 * uni() - 1); }
-  }
-  return ssids_test::from_triplets(nh + nc, r, c, v);
-}
 
 void check_inertia_against_eigenvalues(const SymmetricMatrix& a, const Inform& inf, std::uint64_t seed) {
   auto eig = ssids_test::eigenvalues(ssids_test::to_dense(a), a.n);
@@ -161,7 +143,7 @@ TEST_CASE("KKT systems with a zero - 2-2 block: 2x2 pivots - delays - inertia") 
       if (nc < 1 || nc >= nh) continue;
       ++seed;
       CAPTURE(seed);
-      auto a = random_kkt(nh, nc, 0.05, seed);
+      auto a = ssids_test::random_kkt(nh, nc, 0.05, seed);
       Options o;
       auto r = run_pipeline(a, o, Mode::indefinite, 3);
       check_counts(r.factors, r.inform, a.n);
@@ -323,7 +305,7 @@ TEST_CASE("multi-RHS solves equal single-RHS solves bitwise - for every job") {
 }
 
 TEST_CASE("alter D keeps the pivot order; refactorize with new values") {
-  auto a = random_kkt(30, 10, 0.1, 99);
+  auto a = ssids_test::random_kkt(30, 10, 0.1, 99);
   Inform inf;
   Options o;
   auto an = analyse(a.view(), o, inf);

@@ -56,23 +56,6 @@ void check_gpu_factors(const ssids_test::PipelineResult& r, int n, double u) {
   CHECK(ssids_test::max_multiplier(r.factors) <= (1.0 / u) * (1 + 1e-10));
 }
 
-SymmetricMatrix random_kkt(int nh, int nc, double density, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto uni = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
-  std::vector<int> r, c;
-  std::vector<double> v;
-  for (int j = 0; j < nh; ++j) {
-    r.push_back(j); c.push_back(j); v.push_back(1.0 + uni());
-    for (int i = j + 1; i < nh; ++i)
-      if (uni() < density) { r.push_back(i); c.push_back(j); v.push_back(2 * uni() - 1); }
-  }
-  for (int k = 0; k < nc; ++k) {
-    r.push_back(nh + k); c.push_back(k % nh); v.push_back(1.0 + uni());
-    for (int j = 0; j < nh; ++j)
-      if (uni() < density) { r.push_back(nh + k); c.push_back(j); v.push_back(2 * uni() - 1); }
-  }
-  return ssids_test::from_triplets(nh + nc, r, c, v);
-}
 
 }  // namespace
 
@@ -116,7 +99,7 @@ TEST_SUITE("gpu") {
       for (int nc : {nh / 4 + 1, nh - 1}) {
         ++seed;
         CAPTURE(seed);
-        auto a = random_kkt(nh, nc, 0.05, seed);
+        auto a = ssids_test::random_kkt(nh, nc, 0.05, seed);
         auto c = compare(a, Options());
         check_gpu_factors(c.gpu, a.n, 0.01);
         CHECK(c.gpu.backward_error < 1e-13);
@@ -176,7 +159,7 @@ TEST_SUITE("gpu") {
 
   TEST_CASE("GPU: two factorizations are bitwise identical") {
     if (!need_gpu()) return;
-    auto a = random_kkt(300, 120, 0.03, 9);
+    auto a = ssids_test::random_kkt(300, 120, 0.03, 9);
     Options o = gpu_options();
     auto r1 = ssids_test::run_pipeline(a, o, Mode::indefinite, 1);
     auto r2 = ssids_test::run_pipeline(a, o, Mode::indefinite, 1);
