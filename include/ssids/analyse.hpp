@@ -46,4 +46,12 @@ class Analysis {
 /// Warnings (out-of-range ignored, duplicates summed, missing diagonal, structurally singular) go to inform.flag.
 Analysis analyse(const CscView& a, const Options& options, Inform& inform, const index_t* order = nullptr);
 
+/// Cheap re-analysis for a matrix whose pattern may equal one analysed before (interior-point codes
+/// refactorize the same pattern hundreds of times): when the pattern (n, ptr, row, base) and the options
+/// that shape the analysis (ordering, nemin, the user order) hash to `previous`'s value, `previous` is
+/// returned as it is, at the cost of reading the pattern once; otherwise — and always for
+/// Ordering::matching, whose result depends on the values — the matrix is analysed afresh.
+Analysis reanalyse(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
+                   const index_t* order = nullptr);
+
 }  // namespace ssids

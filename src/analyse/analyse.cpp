@@ -16,6 +16,7 @@
 #include "analyse/etree.hpp"
 #include "analyse/maps.hpp"
 #include "analyse/ordering.hpp"
+#include "analyse/reanalyse.hpp"
 #include "analyse/supernodes.hpp"
 #include "analyse/symbolic.hpp"
 #include "analyse/validate.hpp"
@@ -99,6 +100,7 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   s.matrix_upper = check.upper;
   s.matching_scale = std::move(ord.matching_scale);
   s.structurally_singular = ord.structurally_singular;
+  s.pattern_hash = pattern_hash(a, options, order);
   lap("maps");
 
   inform.flag = input_warning(check, inform.message);
