@@ -120,19 +120,7 @@ Analysis analyse(const CscView& a, const Options& options, Inform& inform, const
   inform.message.clear();
   try {
     std::shared_ptr<const detail::Symbolic> sym = run_analyse(a, options, inform, order);
-    const detail::Symbolic& s = *sym;
-    inform.matrix_dup = s.matrix_dup;
-    inform.matrix_outrange = s.matrix_outrange;
-    inform.matrix_missing_diag = s.matrix_missing_diag;
-    inform.matrix_upper = s.matrix_upper;
-    inform.num_sup = s.nsup;
-    inform.num_levels = s.num_levels;
-    inform.maxdepth = s.num_levels;
-    inform.maxsupernode = s.maxsupernode;
-    inform.maxfront = s.maxfront;
-    inform.num_factor = s.num_factor;
-    inform.num_flops = s.num_flops;
-    inform.memory_host = s.memory_host;
+    detail::copy_analysis_statistics(*sym, inform);
     inform.time_analyse = seconds_since(t0);
     return Analysis(std::move(sym));
   } catch (const Error& e) {

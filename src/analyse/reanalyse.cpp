@@ -24,6 +24,21 @@ struct Fnv {
 };
 }  // namespace
 
+void copy_analysis_statistics(const Symbolic& s, Inform& inform) {
+  inform.matrix_dup = s.matrix_dup;
+  inform.matrix_outrange = s.matrix_outrange;
+  inform.matrix_missing_diag = s.matrix_missing_diag;
+  inform.matrix_upper = s.matrix_upper;
+  inform.num_sup = s.nsup;
+  inform.num_levels = s.num_levels;
+  inform.maxdepth = s.num_levels;
+  inform.maxsupernode = s.maxsupernode;
+  inform.maxfront = s.maxfront;
+  inform.num_factor = s.num_factor;
+  inform.num_flops = s.num_flops;
+  inform.memory_host = s.memory_host;
+}
+
 std::uint64_t pattern_hash(const CscView& a, const Options& options, const index_t* order) {
   Fnv f;
   f.add(static_cast<std::uint64_t>(a.n));
@@ -52,18 +67,7 @@ Analysis reanalyse(const Analysis& previous, const CscView& a, const Options& op
         detail::pattern_hash(a, options, order) == s.pattern_hash) {
       inform.flag = flag::success;
       inform.message.clear();
-      inform.matrix_dup = s.matrix_dup;
-      inform.matrix_outrange = s.matrix_outrange;
-      inform.matrix_missing_diag = s.matrix_missing_diag;
-      inform.matrix_upper = s.matrix_upper;
-      inform.num_sup = s.nsup;
-      inform.num_levels = s.num_levels;
-      inform.maxdepth = s.num_levels;
-      inform.maxsupernode = s.maxsupernode;
-      inform.maxfront = s.maxfront;
-      inform.num_factor = s.num_factor;
-      inform.num_flops = s.num_flops;
-      inform.memory_host = s.memory_host;
+      copy_analysis_statistics(s, inform);
       inform.time_analyse = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return previous;
     }
