@@ -22,10 +22,23 @@ class Factors {
   Mode mode() const;
   Backend backend() const;  ///< the backend that computed the factors
 
-  /// Solve in place for nrhs right-hand sides x (n x nrhs, leading dimension ldx).
-  /// Each column gets bitwise the answer a single-column solve would give.
-  /// Throws Error: bad_ldx (ldx < n or nrhs < 1), bad_job, call_sequence (empty factors), missing_data.
-  void solve(SolveJob job, int nrhs, double* x, offset_t ldx, Inform& inform) const;
+  /// True when the factors live on the GPU (GPU backend): solve() then runs on the GPU.
+  bool on_device() const;
+
+  /// Solve in place for nrhs right-hand sides x (n x nrhs, leading dimension ldx, host memory).
+  /// Each column gets bitwise the answer a single-column solve would give. `where`: automatic solves
+  /// where the factors are (GPU factors on the GPU); cpu forces the CPU sweeps (copying L to the host
+  /// once); gpu requires GPU factors.
+  /// Throws Error: bad_ldx (ldx < n or nrhs < 1), bad_job, call_sequence (empty factors), missing_data,
+  /// no_cuda (where == gpu without GPU factors), cuda/allocation (GPU failures).
+  void solve(SolveJob job, int nrhs, double* x, offset_t ldx, Inform& inform,
+             Backend where = Backend::automatic) const;
+
+  /// GPU factors only: solve in place for right-hand sides already in GPU memory (device pointer dx,
+  /// n x nrhs, leading dimension ldx), queued on `stream` (a cudaStream_t passed as void*; nullptr = the
+  /// default stream). Returns once the work is queued; synchronize the stream before reading dx.
+  /// Throws Error: as solve(), and no_cuda when the factors are not on the GPU.
+  void solve_device(SolveJob job, int nrhs, double* dx, offset_t ldx, void* stream, Inform& inform) const;
 
   /// Pivot order and D (indefinite mode). piv_order[i] (size n): |piv_order[i]| - 1 is the 0-based position
   /// at which variable i was eliminated; negative for both variables of a 2x2 pivot (SPRAL's convention

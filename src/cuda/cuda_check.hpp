@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "ssids/device_memory.hpp"
 #include "ssids/error.hpp"
 
 namespace ssids {
@@ -24,6 +25,30 @@ inline void check_cuda(cudaError_t e, const char* what) {
 /// Checks the launch just made (configuration errors) without synchronizing.
 inline void check_launch(const char* kernel) { check_cuda(cudaGetLastError(), kernel); }
 
+/// Every device allocation of the library: counted, and failing on demand (ssids/device_memory.hpp).
+inline void device_malloc(void** p, std::size_t bytes, const char* what) {
+  if (device_allocation_fails())
+    throw Error(flag::allocation, std::string("GPU out of memory in ") + what + " (injected failure)");
+  check_cuda(cudaMalloc(p, bytes ? bytes : 1), what);
+  device_allocation_made();
+}
+inline void device_free(void* p) noexcept {
+  if (!p) return;
+  cudaFree(p);
+  device_allocation_released();
+}
+inline void device_malloc_async(void** p, std::size_t bytes, cudaStream_t s, const char* what) {
+  if (device_allocation_fails())
+    throw Error(flag::allocation, std::string("GPU out of memory in ") + what + " (injected failure)");
+  check_cuda(cudaMallocAsync(p, bytes ? bytes : 1, s), what);
+  device_allocation_made();
+}
+inline void device_free_async(void* p, cudaStream_t s) noexcept {
+  if (!p) return;
+  cudaFreeAsync(p, s);
+  device_allocation_released();
+}
+
 /// Device array of T that grows on demand (contents are not preserved by grow()).
 template <class T>
 class DeviceBuffer {
@@ -33,7 +58,7 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer() { release(); }
   void release() noexcept {
-    if (p_) cudaFree(p_);
+    device_free(p_);
     p_ = nullptr;
     cap_ = 0;
   }
@@ -41,19 +66,19 @@ class DeviceBuffer {
   void reserve_discard(std::size_t n) {
     if (n <= cap_) return;
     release();
-    check_cuda(cudaMalloc(reinterpret_cast<void**>(&p_), (n ? n : 1) * sizeof(T)), "cudaMalloc");
+    device_malloc(reinterpret_cast<void**>(&p_), n * sizeof(T), "cudaMalloc");
     cap_ = n;
   }
   /// Ensure room for n elements keeping the first `keep` elements.
   void reserve_keep(std::size_t n, std::size_t keep, cudaStream_t s) {
     if (n <= cap_) return;
     T* q = nullptr;
-    check_cuda(cudaMalloc(reinterpret_cast<void**>(&q), n * sizeof(T)), "cudaMalloc");
+    device_malloc(reinterpret_cast<void**>(&q), n * sizeof(T), "cudaMalloc");
     if (p_ && keep) {
       cudaError_t e = cudaMemcpyAsync(q, p_, keep * sizeof(T), cudaMemcpyDeviceToDevice, s);
       if (e == cudaSuccess) e = cudaStreamSynchronize(s);
       if (e != cudaSuccess) {
-        cudaFree(q);
+        device_free(q);
         check_cuda(e, "cudaMemcpyAsync (grow)");
       }
     }

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/device_factors.cuh"
 #include "cuda/front_kernels.cuh"
 #include "factor/dense_ldlt.hpp"
 #include "factor/factor_gpu.hpp"
@@ -127,13 +128,20 @@ std::shared_ptr<GpuSymbolic> gpu_symbolic(const Symbolic& sym, cudaStream_t s) {
 class Blas {
  public:
   explicit Blas(cudaStream_t s) {
+    // the handle's work space counts as one device allocation (failure injection, leak counts)
+    if (device_allocation_fails()) throw Error(flag::allocation, "GPU out of memory in cublasCreate (injected failure)");
     check_cublas(cublasCreate(&h_), "cublasCreate");
+    device_allocation_made();
     if (cublasSetStream(h_, s) != CUBLAS_STATUS_SUCCESS) {
       cublasDestroy(h_);
+      device_allocation_released();
       throw Error(flag::cublas, "cublasSetStream failed");
     }
   }
-  ~Blas() { cublasDestroy(h_); }
+  ~Blas() {
+    cublasDestroy(h_);
+    device_allocation_released();
+  }
   Blas(const Blas&) = delete;
   Blas& operator=(const Blas&) = delete;
   cublasHandle_t get() const { return h_; }
@@ -570,12 +578,22 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   }
 
   const auto h2 = clock::now();
-  // ---- factors back to the host, in postorder positions
-  // L comes back in one piece into out.lval (node s at lptr = its device offset)
+  // ---- L stays on the device (the host copy is made on first use); D and the row lists come back
+  if (posdef && l_used) {  // L D L^T with D > 0 -> the Cholesky factor L D^{1/2}, on the device
+    Vector<ScaleColumn> cols;
+    cols.reserve(static_cast<size_t>(sym.n));
+    for (index_t s = 0; s < sym.nsup; ++s) {
+      const NodeInfo& ni = info[s];
+      for (int j = 0; j < ni.nelim; ++j)
+        cols.push_back(ScaleColumn{ni.l_off + static_cast<long long>(j) * ni.m + j, ni.d_off + 2LL * j, ni.m - j});
+    }
+    DeviceBuffer<ScaleColumn> dcols;
+    dcols.upload(cols.data(), cols.size(), st);
+    launch_scale_columns(dcols.get(), static_cast<int>(cols.size()), dL.get(), dDs.get(), st);
+    stream.sync();
+  }
   Vector<double> hD(static_cast<size_t>(d_used));
   Vector<int> hRows(static_cast<size_t>(rows_used));
-  out.lval.resize(static_cast<size_t>(l_used));
-  if (l_used) check_cuda(cudaMemcpyAsync(out.lval.data(), dL.get(), out.lval.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy L");
   if (d_used) check_cuda(cudaMemcpyAsync(hD.data(), dDs.get(), hD.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy D");
   if (rows_used) check_cuda(cudaMemcpyAsync(hRows.data(), dRows.get(), hRows.size() * sizeof(int), cudaMemcpyDeviceToHost, st), "copy rows");
   stream.sync();
@@ -602,16 +620,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     nfac.pos = pos;
     nfac.row_ptr = rp;
     nfac.lptr = ni.l_off;
-    double* lb = out.lval.data() + ni.l_off;
     std::copy(hRows.begin() + ni.rows_off, hRows.begin() + ni.rows_off + ni.m, out.rows.begin() + rp);
     const double* d = hD.data() + ni.d_off;
     for (index_t k = 0; k < ni.nelim; ++k) out.pivot_var[pos + k] = hRows[ni.rows_off + k];
-    if (posdef) {  // L D L^T with D > 0 -> Cholesky factor L D^{1/2}
-      for (index_t j = 0; j < ni.nelim; ++j) {
-        const double sq = std::sqrt(d[2 * j]);
-        for (index_t i = j; i < ni.m; ++i) lb[i + static_cast<size_t>(j) * ni.m] *= sq;
-      }
-    } else {
+    if (!posdef) {
       for (index_t k = 0; k < ni.nelim; ++k) {
         const double d11 = d[2 * k], d21 = d[2 * k + 1];
         out.d[2 * (pos + k)] = d11;
@@ -655,10 +667,30 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     }
   }
   if (pos != sym.n) throw Error(flag::unknown, "internal error: the GPU factorization did not eliminate every column");
+
+  // ---- the factors stay on the device, with the plan of the GPU solve
+  const auto h3 = clock::now();
+  {
+    Vector<DeviceNodeInfo> dinfo(static_cast<size_t>(sym.nsup));
+    for (index_t s = 0; s < sym.nsup; ++s) {
+      dinfo[s].m = info[s].m;
+      dinfo[s].ne = info[s].nelim;
+      dinfo[s].l_off = info[s].l_off;
+      dinfo[s].rows_off = info[s].rows_off;
+    }
+    double t_presolve = 0.0;
+    out.device = build_device_factors(sym, dinfo, hRows, dL, static_cast<size_t>(l_used), dRows, posdef,
+                                      options.presolve, out.pivot_var, scale, st, &t_presolve);
+    out.host_l = std::make_shared<HostCopyOfL>();
+    out.mode = mode;
+    out.device_diag = upload_device_diag(out);
+    inform.time_gpu_presolve = t_presolve;
+  }
   if (options.print_level > 0)
     std::fprintf(stderr, "ssids gpu factor: setup and uploads %.3f s, levels %.3f s (device: assembly %.3f, dense %.3f, "
-                 "update %.3f, other %.3f), factors to host %.3f s\n", secs(h0, h1), secs(h1, h2), t_assembly, t_dense,
-                 t_update, t_other, secs(h2, clock::now()));
+                 "update %.3f, other %.3f), D and rows to host %.3f s, solve plan %.3f s (presolve %.3f)\n", secs(h0, h1),
+                 secs(h1, h2), t_assembly, t_dense, t_update, t_other, secs(h2, h3), secs(h3, clock::now()),
+                 inform.time_gpu_presolve);
   if (options.print_level >= 2)
     std::fprintf(stderr, "ssids gpu factor: %lld window steps; device factor_window %.3f s, apply_window %.3f s, "
                  "commit_window %.3f s\n", n_steps, t_win, t_apply, t_commit);

@@ -104,19 +104,49 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   return Factors(std::move(nf));
 }
 
+namespace detail {
+const double* NumericFactors::contiguous_l() const {
+  if (!device || !host_l) throw Error(flag::unknown, "internal error: no contiguous L");
+  std::call_once(host_l->once, [&] { device_copy_l(*device, host_l->val); });
+  return host_l->val.data();
+}
+}  // namespace detail
+
 index_t Factors::n() const { return need(f_).n; }
+bool Factors::on_device() const { return need(f_).device != nullptr; }
 Mode Factors::mode() const { return need(f_).mode; }
 Backend Factors::backend() const { return need(f_).backend; }
 
-void Factors::solve(SolveJob job, int nrhs, double* x, offset_t ldx, Inform& inform) const {
+void Factors::solve_device(SolveJob job, int nrhs, double* dx, offset_t ldx, void* stream, Inform& inform) const {
   const auto t0 = std::chrono::steady_clock::now();
   if (!f_) throw Error(flag::call_sequence, "solve called before factor");
   const detail::NumericFactors& f = *f_;
   const int j = static_cast<int>(job);
   if (j < 0 || j > 4) throw Error(flag::bad_job, "invalid solve job " + std::to_string(j));
   if (nrhs < 1 || ldx < f.n) throw Error(flag::bad_ldx, "nrhs < 1 or ldx < n");
+  if (!f.device) throw Error(flag::no_cuda, "solve_device needs factors on the GPU (factorize with the GPU backend)");
+  if (f.n == 0) return;
+  if (!dx) throw Error(flag::missing_data, "the right-hand side array is missing");
+  detail::solve_gpu(f, job, nrhs, dx, ldx, true, stream);
+  inform.time_solve = seconds_since(t0);
+}
+
+void Factors::solve(SolveJob job, int nrhs, double* x, offset_t ldx, Inform& inform, Backend where) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!f_) throw Error(flag::call_sequence, "solve called before factor");
+  const detail::NumericFactors& f = *f_;
+  const int j = static_cast<int>(job);
+  if (j < 0 || j > 4) throw Error(flag::bad_job, "invalid solve job " + std::to_string(j));
+  if (nrhs < 1 || ldx < f.n) throw Error(flag::bad_ldx, "nrhs < 1 or ldx < n");
+  if (where == Backend::gpu && !f.device)
+    throw Error(flag::no_cuda, "a GPU solve needs factors on the GPU (factorize with the GPU backend)");
   if (f.n == 0) return;
   if (!x) throw Error(flag::missing_data, "the right-hand side array is missing");
+  if (f.device && where != Backend::cpu) {
+    detail::solve_gpu(f, job, nrhs, x, ldx, false, nullptr);
+    inform.time_solve = seconds_since(t0);
+    return;
+  }
   const bool scaled = !f.scale.empty();
   auto apply_scale = [&](bool inverse) {
     for (int r = 0; r < nrhs; ++r)
@@ -214,6 +244,7 @@ void Factors::alter(const double* d) {
       f->dinv[2 * k] = d[2 * k] != 0.0 ? 1.0 / d[2 * k] : 0.0;
     }
   }
+  if (f->device) f->device_diag = detail::upload_device_diag(*f);
 }
 
 }  // namespace ssids

@@ -21,5 +21,17 @@ bool gpu_available(std::string* why = nullptr);
 void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
                              const Options& options, NumericFactors& out, Inform& inform);
 
+/// The level-scheduled GPU solve on GPU-resident factors (f.device set). x: n x nrhs, leading dimension ldx,
+/// in host memory (copied in and out; returns when done) or, when x_on_device, in device memory (queued on
+/// `stream`, a cudaStream_t, nullptr for the default stream; returns once queued).
+void solve_gpu(const NumericFactors& f, SolveJob job, int nrhs, double* x, offset_t ldx, bool x_on_device,
+               void* stream);
+
+/// Copies L from the device into `host` (resized; the layout of NumericFactors::lblock).
+void device_copy_l(const DeviceFactors& df, Vector<double>& host);
+
+/// D and D^{-1} of f (host) uploaded for the GPU solve (after alter()).
+std::shared_ptr<DeviceDiag> upload_device_diag(const NumericFactors& f);
+
 }  // namespace detail
 }  // namespace ssids

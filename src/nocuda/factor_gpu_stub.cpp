@@ -15,5 +15,17 @@ void factor_multifrontal_gpu(const Symbolic&, const double*, const double*, Mode
   throw Error(flag::no_cuda, "built without CUDA: the GPU backend is not available");
 }
 
+void solve_gpu(const NumericFactors&, SolveJob, int, double*, offset_t, bool, void*) {
+  throw Error(flag::no_cuda, "built without CUDA: the GPU solve is not available");
+}
+
+void device_copy_l(const DeviceFactors&, Vector<double>&) {
+  throw Error(flag::no_cuda, "built without CUDA: there are no GPU factors");
+}
+
+std::shared_ptr<DeviceDiag> upload_device_diag(const NumericFactors&) {
+  throw Error(flag::no_cuda, "built without CUDA: there are no GPU factors");
+}
+
 }  // namespace detail
 }  // namespace ssids
