@@ -13,33 +13,26 @@
 namespace ssids {
 namespace detail {
 
-/// One kernel launch of the solve plan.
-struct SolveStep {
-  enum Kind : int { fwd_gather, fwd_tile, fwd_update, bwd_gather, bwd_ancestor, bwd_tile, bwd_update };
-  Kind kind;
-  int level;
-  int count;       ///< blocks
-  long long off;   ///< first task (or first entry of level_nodes for the gathers)
-};
-
 struct DeviceFactors {
   int device = 0;
   index_t n = 0;
+  index_t nsup = 0;
   bool posdef = false;
   bool presolve = false;
-  std::size_t l_size = 0;               ///< doubles of L (the host layout of contiguous_l())
-  DeviceBuffer<double> l;               ///< L blocks, node s at NodeFactor::lptr
-  DeviceBuffer<int> rows;               ///< row variables, node s at SolveNode::rows_off
-  DeviceBuffer<gpu::SolveNode> nodes;   ///< by assembly-tree node
-  DeviceBuffer<gpu::SolveChild> children;
-  DeviceBuffer<int> maps;
-  DeviceBuffer<int> level_nodes;        ///< nodes of each level, largest ne first
-  DeviceBuffer<gpu::SolveTask> tasks;
-  DeviceBuffer<double> inv;             ///< presolve: inverted diagonal tiles
-  DeviceBuffer<int> pivot_var;          ///< pivot position -> variable
-  DeviceBuffer<double> scale;           ///< empty or n
-  Vector<SolveStep> forward, backward;  ///< the launches, in order
-  long long max_level_rows = 0;         ///< largest sum of m over a level (work buffer rows per rhs)
+  std::size_t l_size = 0;                   ///< doubles of L (the host layout of contiguous_l())
+  DeviceBuffer<double> l;                   ///< L blocks, node s at NodeFactor::lptr
+  DeviceBuffer<int> rows;                   ///< row variables, node s at SolveNode::rows_off
+  DeviceBuffer<gpu::SolveNode> nodes;       ///< by assembly-tree node
+  DeviceBuffer<int> children;               ///< children passing rows up (SolveNode::child_begin ..)
+  DeviceBuffer<int> gptr, gsrc;             ///< per work-buffer row: the children's rows added into it
+  DeviceBuffer<gpu::SolveTask> fwd_tasks;   ///< forward sweep, in ticket order
+  DeviceBuffer<gpu::SolveTask> bwd_tasks;   ///< backward sweep, in ticket order
+  DeviceBuffer<double> inv;                 ///< presolve: inverted diagonal tiles
+  DeviceBuffer<int> pivot_var;              ///< pivot position -> variable
+  DeviceBuffer<double> scale;               ///< empty or n
+  int n_fwd_tasks = 0, n_bwd_tasks = 0;
+  int total_tiles = 0;                      ///< tile flags per sweep
+  long long total_rows = 0;                 ///< work buffer rows per right-hand side (sum of m)
 };
 
 /// D and D^{-1} on the device (host layout); replaced as a whole by alter().

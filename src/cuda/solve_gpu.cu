@@ -22,6 +22,7 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   auto df = std::make_shared<DeviceFactors>();
   check_cuda(cudaGetDevice(&df->device), "cudaGetDevice");
   df->n = sym.n;
+  df->nsup = sym.nsup;
   df->posdef = posdef;
   df->presolve = presolve;
   df->l_size = l_size;
@@ -29,13 +30,14 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   df->rows.swap(rows);
   const index_t nsup = sym.nsup;
   constexpr int T = solve_tile;
+  auto too_big = [](long long v) {
+    if (v > 2147483647LL) throw Error(flag::allocation, "the GPU solve plan needs more than 2^31 entries");
+  };
 
-  // ---- nodes, children and the maps of the children's contribution rows into their parents
+  // ---- nodes: work-buffer rows, tiles, presolve offsets, the ancestor the backward sweep waits for
   Vector<SolveNode> nodes(static_cast<size_t>(nsup));
-  Vector<SolveChild> children;
-  Vector<int> maps;
-  Vector<int> pos(static_cast<size_t>(sym.n), -1);
-  long long inv_size = 0;
+  long long total_rows = 0, inv_size = 0;
+  int total_tiles = 0;
   for (index_t s = 0; s < nsup; ++s) {
     const DeviceNodeInfo& ni = info[s];
     SolveNode& nd = nodes[s];
@@ -43,140 +45,100 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
     nd.rows_off = ni.rows_off;
     nd.m = ni.m;
     nd.ne = ni.ne;
+    nd.buf_off = total_rows;
+    total_rows += ni.m;
+    nd.nblk = (ni.m + T - 1) / T;
+    nd.ntile = (ni.ne + T - 1) / T;
+    nd.flag_off = total_tiles;
+    total_tiles += nd.ntile;
     nd.inv_off = -1;
     if (presolve && ni.ne > 0) {
-      const int last = ni.ne - (ni.ne - 1) / T * T;
+      const int last = ni.ne - (nd.ntile - 1) * T;
       nd.inv_off = inv_size;
-      inv_size += static_cast<long long>((ni.ne - 1) / T) * T * T + static_cast<long long>(last) * last;
+      inv_size += static_cast<long long>(nd.ntile - 1) * T * T + static_cast<long long>(last) * last;
     }
+    index_t p = sym.sparent[s];
+    while (p >= 0 && info[p].ne == 0) p = sym.sparent[p];
+    nd.wait_node = p;
+  }
+  too_big(total_rows);
+
+  // ---- children passing rows up, and per work-buffer row the children's rows added into it (child order)
+  Vector<int> children, gcount(static_cast<size_t>(total_rows) + 1, 0);
+  Vector<int> pos(static_cast<size_t>(sym.n), -1);
+  struct Contribution {
+    int row;  ///< work-buffer row of the parent
+    int src;  ///< work-buffer row of the child
+  };
+  Vector<Contribution> contrib;
+  for (index_t s = 0; s < nsup; ++s) {
+    const DeviceNodeInfo& ni = info[s];
     const int* prow = host_rows.data() + ni.rows_off;
     for (int i = 0; i < ni.m; ++i) pos[prow[i]] = i;
-    nd.child_begin = static_cast<int>(children.size());
+    nodes[s].child_begin = static_cast<int>(children.size());
     for (index_t c = sym.child_ptr[s]; c < sym.child_ptr[s + 1]; ++c) {
       const index_t ch = sym.child_list[c];
       const DeviceNodeInfo& ci = info[ch];
       if (ci.m == ci.ne) continue;  // nothing to pass up
-      SolveChild sc;
-      sc.node = ch;
-      sc.map_off = static_cast<long long>(maps.size());
+      children.push_back(ch);
       const int* crow = host_rows.data() + ci.rows_off;
       for (int k = ci.ne; k < ci.m; ++k) {
         const int p = pos[crow[k]];
         if (p < 0) throw Error(flag::unknown, "internal error: a contribution row of a child is not in its parent");
-        maps.push_back(p);
+        contrib.push_back(Contribution{static_cast<int>(nodes[s].buf_off + p), static_cast<int>(nodes[ch].buf_off + k)});
       }
-      children.push_back(sc);
     }
-    nd.child_end = static_cast<int>(children.size());
+    nodes[s].child_end = static_cast<int>(children.size());
     for (int i = 0; i < ni.m; ++i) pos[prow[i]] = -1;
   }
+  too_big(static_cast<long long>(contrib.size()));
+  for (const auto& c : contrib) ++gcount[c.row + 1];
+  for (long long g = 0; g < total_rows; ++g) gcount[g + 1] += gcount[g];
+  Vector<int> gsrc(contrib.size()), fill(gcount.begin(), gcount.end() - 1);
+  for (const auto& c : contrib) gsrc[fill[c.row]++] = c.src;  // stable: child order kept within a row
 
-  // ---- levels (largest ne first within a level) and the launches
-  Vector<int> level_nodes;
-  Vector<SolveTask> tasks;
-  Vector<long long> level_first(static_cast<size_t>(sym.num_levels) + 1, 0);
-  for (index_t lev = 0; lev < sym.num_levels; ++lev) {
-    const index_t b = sym.level_ptr[lev], e = sym.level_ptr[lev + 1];
-    level_first[lev] = static_cast<long long>(level_nodes.size());
-    for (index_t k = b; k < e; ++k) level_nodes.push_back(sym.level_nodes[k]);
-    std::stable_sort(level_nodes.begin() + level_first[lev], level_nodes.end(),
-                     [&](int x, int y) { return info[x].ne > info[y].ne; });
-    long long rows_sum = 0;
-    for (long long k = level_first[lev]; k < static_cast<long long>(level_nodes.size()); ++k) {
-      nodes[level_nodes[k]].buf_off = rows_sum;
-      rows_sum += info[level_nodes[k]].m;
+  // ---- tasks in ticket order: forward leaves first (deepest level first), row blocks in order;
+  //      backward roots first, a node's tiles last first
+  Vector<SolveTask> fwd, bwd;
+  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev)
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const index_t s = sym.level_nodes[k];
+      for (int b = 0; b < nodes[s].nblk; ++b) fwd.push_back(SolveTask{s, b});
     }
-    df->max_level_rows = std::max(df->max_level_rows, rows_sum);
-  }
-  level_first[sym.num_levels] = static_cast<long long>(level_nodes.size());
-  auto level_count = [&](index_t lev) { return static_cast<int>(level_first[lev + 1] - level_first[lev]); };
-  auto push_step = [&](Vector<SolveStep>& v, SolveStep::Kind kind, int lev, long long first) {
-    const long long count = static_cast<long long>(tasks.size()) - first;
-    if (count > 0) v.push_back(SolveStep{kind, lev, static_cast<int>(count), first});
-  };
-  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
-    const int cnt = level_count(lev);
-    if (cnt == 0) continue;
-    df->forward.push_back(SolveStep{SolveStep::fwd_gather, lev, cnt, level_first[lev]});
-    const int max_ne = info[level_nodes[level_first[lev]]].ne;
-    for (int j0 = 0; j0 < max_ne; j0 += T) {
-      long long first = static_cast<long long>(tasks.size());
-      for (int k = 0; k < cnt; ++k) {
-        const int s = level_nodes[level_first[lev] + k];
-        if (info[s].ne <= j0) break;
-        tasks.push_back(SolveTask{s, j0, std::min(info[s].ne, j0 + T), 0});
-      }
-      push_step(df->forward, SolveStep::fwd_tile, lev, first);
-      first = static_cast<long long>(tasks.size());
-      for (int k = 0; k < cnt; ++k) {
-        const int s = level_nodes[level_first[lev] + k];
-        if (info[s].ne <= j0) break;
-        const int j1 = std::min(info[s].ne, j0 + T);
-        for (int r0 = j1; r0 < info[s].m; r0 += solve_rows) tasks.push_back(SolveTask{s, j0, j1, r0});
-      }
-      push_step(df->forward, SolveStep::fwd_update, lev, first);
+  for (index_t lev = 0; lev < sym.num_levels; ++lev)
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const index_t s = sym.level_nodes[k];
+      for (int t = nodes[s].ntile - 1; t >= 0; --t) bwd.push_back(SolveTask{s, t});
     }
-  }
-  for (index_t lev = 0; lev < sym.num_levels; ++lev) {
-    const int cnt = level_count(lev);
-    if (cnt == 0) continue;
-    df->backward.push_back(SolveStep{SolveStep::bwd_gather, lev, cnt, level_first[lev]});
-    long long first = static_cast<long long>(tasks.size());
-    for (int k = 0; k < cnt; ++k) {
-      const int s = level_nodes[level_first[lev] + k];
-      if (info[s].m > info[s].ne)
-        for (int r0 = 0; r0 < info[s].ne; r0 += solve_cols) tasks.push_back(SolveTask{s, 0, 0, r0});
-    }
-    push_step(df->backward, SolveStep::bwd_ancestor, lev, first);
-    const int max_ne = info[level_nodes[level_first[lev]]].ne;
-    const int ntiles = (max_ne + T - 1) / T;
-    for (int t = ntiles - 1; t >= 0; --t) {
-      const int j0 = t * T;
-      first = static_cast<long long>(tasks.size());
-      for (int k = 0; k < cnt; ++k) {
-        const int s = level_nodes[level_first[lev] + k];
-        if (info[s].ne <= j0) break;
-        tasks.push_back(SolveTask{s, j0, std::min(info[s].ne, j0 + T), 0});
-      }
-      push_step(df->backward, SolveStep::bwd_tile, lev, first);
-      first = static_cast<long long>(tasks.size());
-      for (int k = 0; k < cnt; ++k) {
-        const int s = level_nodes[level_first[lev] + k];
-        if (info[s].ne <= j0) break;
-        const int j1 = std::min(info[s].ne, j0 + T);
-        for (int r0 = 0; r0 < j0; r0 += solve_cols) tasks.push_back(SolveTask{s, j0, j1, r0});
-      }
-      push_step(df->backward, SolveStep::bwd_update, lev, first);
-    }
-  }
+  too_big(static_cast<long long>(fwd.size()));
+  df->n_fwd_tasks = static_cast<int>(fwd.size());
+  df->n_bwd_tasks = static_cast<int>(bwd.size());
+  df->total_tiles = total_tiles;
+  df->total_rows = total_rows;
 
   // ---- upload
   df->nodes.upload(nodes.data(), nodes.size(), st);
   df->children.upload(children.data(), children.size(), st);
-  df->maps.upload(maps.data(), maps.size(), st);
-  df->level_nodes.upload(level_nodes.data(), level_nodes.size(), st);
-  df->tasks.upload(tasks.data(), tasks.size(), st);
+  df->gptr.upload(gcount.data(), gcount.size(), st);
+  df->gsrc.upload(gsrc.data(), gsrc.size(), st);
+  df->fwd_tasks.upload(fwd.data(), fwd.size(), st);
+  df->bwd_tasks.upload(bwd.data(), bwd.size(), st);
   Vector<int> pv(pivot_var.begin(), pivot_var.end());
   df->pivot_var.upload(pv.data(), pv.size(), st);
   if (scale) df->scale.upload(scale, static_cast<size_t>(sym.n), st);
 
-  // ---- presolve: invert every diagonal tile
-  if (presolve) {
-    Vector<SolveTask> inv_tasks;
-    for (index_t s = 0; s < nsup; ++s)
-      for (int j0 = 0; j0 < info[s].ne; j0 += T) inv_tasks.push_back(SolveTask{s, j0, std::min(info[s].ne, j0 + T), 0});
+  // ---- presolve: invert every diagonal tile (the backward sweep's tasks list every tile once)
+  if (presolve && !bwd.empty()) {
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     check_cuda(cudaEventCreate(&e0), "cudaEventCreate");
     cudaError_t ce = cudaEventCreate(&e1);
     if (ce != cudaSuccess) cudaEventDestroy(e0);
     check_cuda(ce, "cudaEventCreate");
     try {
-      DeviceBuffer<SolveTask> dinv_tasks;
-      dinv_tasks.upload(inv_tasks.data(), inv_tasks.size(), st);
       df->inv.reserve_discard(static_cast<size_t>(inv_size) + 1);
       check_cuda(cudaEventRecord(e0, st), "cudaEventRecord");
-      launch_invert_tiles(dinv_tasks.get(), static_cast<int>(inv_tasks.size()), df->l.get(), df->nodes.get(),
-                          df->inv.get(), posdef ? 1 : 0, st);
+      launch_invert_tiles(df->bwd_tasks.get(), df->n_bwd_tasks, df->l.get(), df->nodes.get(), df->inv.get(),
+                          posdef ? 1 : 0, st);
       check_cuda(cudaEventRecord(e1, st), "cudaEventRecord");
       check_cuda(cudaStreamSynchronize(st), "presolve");
       float ms = 0.0f;
@@ -216,57 +178,79 @@ namespace {
 /// Device memory from the stream-ordered allocator, released on the same stream.
 class StreamBuffer {
  public:
-  StreamBuffer(std::size_t bytes, cudaStream_t s) : s_(s) {
-    device_malloc_async(&p_, bytes, s, "cudaMallocAsync (solve work space)");
-  }
+  StreamBuffer() = default;
+  StreamBuffer(std::size_t bytes, cudaStream_t s) { allocate(bytes, s); }
   ~StreamBuffer() { device_free_async(p_, s_); }
   StreamBuffer(const StreamBuffer&) = delete;
   StreamBuffer& operator=(const StreamBuffer&) = delete;
+  void allocate(std::size_t bytes, cudaStream_t s) {
+    device_free_async(p_, s_);
+    p_ = nullptr;
+    s_ = s;
+    device_malloc_async(&p_, bytes, s, "cudaMallocAsync (solve work space)");
+  }
   double* get() const { return static_cast<double*>(p_); }
+  void* raw() const { return p_; }
 
  private:
   void* p_ = nullptr;
-  cudaStream_t s_;
+  cudaStream_t s_ = nullptr;
 };
 
-void run_steps(const DeviceFactors& df, const Vector<SolveStep>& steps, SolveArgs a, double* buf0, double* buf1,
-               cudaStream_t st) {
-  for (const SolveStep& s : steps) {
-    a.buf = (s.level & 1) ? buf1 : buf0;
-    a.cbuf = (s.level & 1) ? buf0 : buf1;
-    const SolveTask* t = df.tasks.get() + s.off;
-    const int* ln = df.level_nodes.get() + s.off;
-    switch (s.kind) {
-      case SolveStep::fwd_gather: launch_fwd_gather(ln, s.count, a, st); break;
-      case SolveStep::fwd_tile: launch_fwd_tile(t, s.count, a, st); break;
-      case SolveStep::fwd_update: launch_fwd_update(t, s.count, a, st); break;
-      case SolveStep::bwd_gather: launch_bwd_gather(ln, s.count, a, st); break;
-      case SolveStep::bwd_ancestor: launch_bwd_ancestor(t, s.count, a, st); break;
-      case SolveStep::bwd_tile: launch_bwd_tile(t, s.count, a, st); break;
-      case SolveStep::bwd_update: launch_bwd_update(t, s.count, a, st); break;
-    }
-  }
-}
-
-/// The solve on device-resident right-hand sides, queued on st.
-void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx, long long ldx, cudaStream_t st) {
+/// The solve on device-resident right-hand sides, queued on st. Each sweep is one launch per panel of
+/// solve_panel right-hand sides. error_flag (device int) is set if a dependency wait ever timed out.
+void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx, long long ldx, cudaStream_t st,
+                     int** error_flag_out, StreamBuffer* flags_keep) {
   const DeviceFactors& df = *f.device;
   const bool scaled = df.scale.get() != nullptr;
-  const bool need_work = job != SolveJob::diagonal;
-  const std::size_t work = need_work ? static_cast<std::size_t>(df.max_level_rows) * nrhs : 0;
-  StreamBuffer b0(work * sizeof(double), st), b1(work * sizeof(double), st);
+  const bool sweeps = job != SolveJob::diagonal;
+  const int panel = std::min(nrhs, solve_panel);
+  const std::size_t work = sweeps ? static_cast<std::size_t>(df.total_rows) * panel : 0;
+  // integer state: tickets (2), error (1), tile flags and node counters of both sweeps
+  const std::size_t nflags = 3 + 2 * static_cast<std::size_t>(df.total_tiles) + 2 * static_cast<std::size_t>(df.nsup);
+  StreamBuffer wb(work * sizeof(double), st);
+  StreamBuffer& fb = *flags_keep;
+  fb.allocate(nflags * sizeof(int), st);
+  int* fl = static_cast<int*>(fb.raw());
+  check_cuda(cudaMemsetAsync(fl + 2, 0, sizeof(int), st), "cudaMemsetAsync");
   SolveArgs a{};
   a.l = df.l.get();
   a.rows = df.rows.get();
   a.nodes = df.nodes.get();
   a.children = df.children.get();
-  a.maps = df.maps.get();
+  a.gptr = df.gptr.get();
+  a.gsrc = df.gsrc.get();
   a.inv = df.presolve ? df.inv.get() : nullptr;
-  a.x = dx;
   a.ldx = ldx;
-  a.nrhs = nrhs;
   a.posdef = df.posdef ? 1 : 0;
+  a.buf = wb.get();
+  a.total_rows = df.total_rows;
+  a.flags.ticket = fl;
+  a.flags.error = fl + 2;
+  a.flags.fwd_tile = fl + 3;
+  a.flags.bwd_tile = a.flags.fwd_tile + df.total_tiles;
+  a.flags.fwd_done = a.flags.bwd_tile + df.total_tiles;
+  a.flags.bwd_done = a.flags.fwd_done + df.nsup;
+  *error_flag_out = a.flags.error;
   const int n = static_cast<int>(df.n);
+  auto sweep = [&](bool forward) {
+    for (int r0 = 0; r0 < nrhs; r0 += panel) {
+      // zero the tickets and the flags of this sweep (the error flag is kept)
+      check_cuda(cudaMemsetAsync(fl, 0, 2 * sizeof(int), st), "cudaMemsetAsync");
+      check_cuda(cudaMemsetAsync(fl + 3, 0, (nflags - 3) * sizeof(int), st), "cudaMemsetAsync");
+      a.x = dx + static_cast<long long>(r0) * ldx;
+      a.nrhs = std::min(panel, nrhs - r0);
+      if (forward) {
+        a.tasks = df.fwd_tasks.get();
+        a.ntasks = df.n_fwd_tasks;
+        launch_forward_sweep(a, st);
+      } else {
+        a.tasks = df.bwd_tasks.get();
+        a.ntasks = df.n_bwd_tasks;
+        launch_backward_sweep(a, st);
+      }
+    }
+  };
   auto diag = [&] {
     if (df.posdef) return;
     const DeviceDiag& dd = *f.device_diag;
@@ -278,23 +262,23 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   switch (job) {
     case SolveJob::full:
       scale();
-      run_steps(df, df.forward, a, b0.get(), b1.get(), st);
+      sweep(true);
       diag();
-      run_steps(df, df.backward, a, b0.get(), b1.get(), st);
+      sweep(false);
       scale();
       break;
     case SolveJob::forward:
       scale();
-      run_steps(df, df.forward, a, b0.get(), b1.get(), st);
+      sweep(true);
       break;
     case SolveJob::diagonal: diag(); break;
     case SolveJob::backward:
-      run_steps(df, df.backward, a, b0.get(), b1.get(), st);
+      sweep(false);
       scale();
       break;
     case SolveJob::diagonal_backward:
       diag();
-      run_steps(df, df.backward, a, b0.get(), b1.get(), st);
+      sweep(false);
       scale();
       break;
   }
@@ -318,24 +302,31 @@ void solve_gpu(const NumericFactors& f, SolveJob job, int nrhs, double* x, offse
                void* stream) {
   if (!f.device) throw Error(flag::no_cuda, "the factors are not on the GPU (factorized by the CPU backend)");
   check_cuda(cudaSetDevice(f.device->device), "cudaSetDevice");
+  int* error_flag = nullptr;
   if (x_on_device) {
-    solve_on_device(f, job, nrhs, x, ldx, static_cast<cudaStream_t>(stream));
-    return;
+    const cudaStream_t st = static_cast<cudaStream_t>(stream);
+    StreamBuffer flags;
+    solve_on_device(f, job, nrhs, x, ldx, st, &error_flag, &flags);
+    return;  // asynchronous: a dependency time-out (an internal error) cannot be reported here
   }
   OwnStream own;
   const cudaStream_t st = own.get();
   const std::size_t n = static_cast<std::size_t>(f.n);
+  int error = 0;
   {
-    StreamBuffer dx(n * nrhs * sizeof(double), st);
+    StreamBuffer dx(n * nrhs * sizeof(double), st), flags;
     check_cuda(cudaMemcpy2DAsync(dx.get(), n * sizeof(double), x, static_cast<std::size_t>(ldx) * sizeof(double),
                                  n * sizeof(double), static_cast<std::size_t>(nrhs), cudaMemcpyHostToDevice, st),
                "copy of the right-hand sides to the GPU");
-    solve_on_device(f, job, nrhs, dx.get(), static_cast<long long>(n), st);
+    solve_on_device(f, job, nrhs, dx.get(), static_cast<long long>(n), st, &error_flag, &flags);
     check_cuda(cudaMemcpy2DAsync(x, static_cast<std::size_t>(ldx) * sizeof(double), dx.get(), n * sizeof(double),
                                  n * sizeof(double), static_cast<std::size_t>(nrhs), cudaMemcpyDeviceToHost, st),
                "copy of the solution to the host");
+    if (error_flag)
+      check_cuda(cudaMemcpyAsync(&error, error_flag, sizeof(int), cudaMemcpyDeviceToHost, st), "copy of the status");
+    check_cuda(cudaStreamSynchronize(st), "GPU solve");
   }
-  check_cuda(cudaStreamSynchronize(st), "GPU solve");
+  if (error) throw Error(flag::unknown, "internal error: a dependency of the GPU solve was never satisfied");
 }
 
 }  // namespace detail

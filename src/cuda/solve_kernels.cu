@@ -9,219 +9,279 @@ namespace gpu {
 namespace {
 
 constexpr int T = solve_tile;
-constexpr int R = solve_rhs;
-constexpr int tile_threads = T * R;  // thread (i, q): row i of the tile, right-hand side q of a group of R
+constexpr int P = solve_panel;
+constexpr int NT = solve_threads;
+constexpr int G = NT / T;  // thread (i, g): row (or column) i of the block, right-hand sides g, g + G, ...
 
-/// Sum of v over the 32 lanes of a warp by a fixed butterfly: every lane gets the same, reproducible value.
-__device__ __forceinline__ double warp_sum(double v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-/// Loads the lower triangle of the tile [j0, j1) x [j0, j1) of an L block (ld m) into t[i][j] = L(j0+i, j0+j).
-__device__ __forceinline__ void load_tile(double (*t)[T + 1], const double* L, long long m, int j0, int tb) {
-  for (int idx = threadIdx.x; idx < tb * tb; idx += blockDim.x) {
-    const int i = idx % tb, j = idx / tb;
-    t[i][j] = i >= j ? L[(j0 + i) + (j0 + j) * m] : 0.0;
+/// Waits until *p >= target (an integer flag written by another block of the same launch). Gives up after
+/// a few seconds, setting *error (a dependency that never comes is an internal error; never a hang).
+__device__ void wait_at_least(const int* p, int target, int* error) {
+  const volatile int* vp = p;
+  const volatile int* ve = error;
+  long long spins = 0;
+  while (*vp < target) {
+    if (*ve) return;
+    __nanosleep(128);
+    if (++spins > (1LL << 25)) {
+      atomicExch(error, 1);
+      return;
+    }
   }
 }
 
-// grid: one block per node of the level.
-__global__ void fwd_gather_kernel(const int* level_nodes, SolveArgs a) {
-  const SolveNode nd = a.nodes[level_nodes[blockIdx.x]];
-  double* b = a.buf + nd.buf_off * a.nrhs;
-  const int* rows = a.rows + nd.rows_off;
-  for (int r = 0; r < a.nrhs; ++r)
-    for (int i = threadIdx.x; i < nd.m; i += blockDim.x)
-      b[i + static_cast<long long>(r) * nd.m] = i < nd.ne ? a.x[rows[i] + r * a.ldx] : 0.0;
-  for (int c = nd.child_begin; c < nd.child_end; ++c) {
-    __syncthreads();  // children are added one after the other, in their fixed order
-    const SolveChild ch = a.children[c];
-    const SolveNode cn = a.nodes[ch.node];
-    const double* cb = a.cbuf + cn.buf_off * a.nrhs;
-    const int* map = a.maps + ch.map_off;
-    const int mc = cn.m - cn.ne;
-    for (int r = 0; r < a.nrhs; ++r)
-      for (int k = threadIdx.x; k < mc; k += blockDim.x)
-        b[map[k] + static_cast<long long>(r) * nd.m] += cb[cn.ne + k + static_cast<long long>(r) * cn.m];
+/// The next task of the sweep, in ticket order (not blockIdx order: see solve_kernels.cuh).
+__device__ int take_ticket(int* counter) {
+  __shared__ int s_ticket;
+  if (threadIdx.x == 0) s_ticket = atomicAdd(counter, 1);
+  __syncthreads();
+  return s_ticket;
+}
+
+/// A 64 x 64 block of L in registers (16 entries per thread), so that its loads are all in flight at once
+/// and can overlap other work (they are issued by fetch() and consumed by put()).
+struct BlockRegs {
+  double v[T * T / NT];
+};
+
+/// Issues the loads of L(r0 + r, c0 + j), r < nr, j < nc (L column-major, ld m).
+__device__ __forceinline__ void fetch(BlockRegs& b, const double* L, long long m, int r0, int c0, int nr, int nc) {
+#pragma unroll
+  for (int k = 0; k < T * T / NT; ++k) {
+    const int idx = threadIdx.x + k * NT, r = idx % T, j = idx / T;
+    b.v[k] = (r < nr && j < nc) ? L[(r0 + r) + (c0 + j) * m] : 0.0;
   }
 }
 
-// grid: one block per task (node, tile). Solves L(tile, tile) y = b(tile) and writes y to b and x.
-__global__ void __launch_bounds__(tile_threads) fwd_tile_kernel(const SolveTask* tasks, SolveArgs a) {
-  __shared__ double t[T][T + 1];
-  __shared__ double y[R][T];
-  const SolveTask task = tasks[blockIdx.x];
+/// t[r][j] = the fetched block.
+__device__ __forceinline__ void put(const BlockRegs& b, double (*t)[T + 1]) {
+#pragma unroll
+  for (int k = 0; k < T * T / NT; ++k) {
+    const int idx = threadIdx.x + k * NT;
+    t[idx % T][idx / T] = b.v[k];
+  }
+}
+
+/// Loads t[r][j] = L(r0 + r, c0 + j) for r < nr, j < nc.
+__device__ __forceinline__ void load_block(double (*t)[T + 1], const double* L, long long m, int r0, int c0, int nr,
+                                           int nc) {
+  BlockRegs b;
+  fetch(b, L, m, r0, c0, nr, nc);
+  put(b, t);
+}
+
+__global__ void __launch_bounds__(NT) forward_sweep_kernel(SolveArgs a) {
+  __shared__ double v[P][T];      // the block's rows
+  __shared__ double y[P][T];      // a solved tile
+  __shared__ double t[T][T + 1];  // the diagonal tile
+  const int ticket = take_ticket(a.flags.ticket);
+  if (ticket >= a.ntasks) return;
+  const SolveTask task = a.tasks[ticket];
   const SolveNode nd = a.nodes[task.node];
-  const int tb = task.j1 - task.j0, i = threadIdx.x % T, q = threadIdx.x / T;
-  const long long m = nd.m;
-  double* b = a.buf + nd.buf_off * a.nrhs;
+  const int i = threadIdx.x % T, g = threadIdx.x / T;
+  const int r0 = task.blk * T, nr = min(T, nd.m - r0);
+  const long long m = nd.m, TR = a.total_rows;
   const int* rows = a.rows + nd.rows_off;
-  const double* inv = a.inv ? a.inv + nd.inv_off + static_cast<long long>(task.j0) * T : nullptr;
-  if (inv) {  // presolve: y = inv * b(tile), inv lower triangular (tb x tb, ld tb)
-    for (int r0 = 0; r0 < a.nrhs; r0 += R) {
-      const int r = r0 + q;
-      __syncthreads();
-      if (i < tb && r < a.nrhs) y[q][i] = b[task.j0 + i + r * m];
-      __syncthreads();
-      if (i < tb && r < a.nrhs) {
-        double v = 0.0;
-        for (int k = 0; k <= i; ++k) v += inv[i + static_cast<long long>(k) * tb] * y[q][k];
-        b[task.j0 + i + r * m] = v;
-        a.x[rows[task.j0 + i] + r * a.ldx] = v;
+  const double* L = a.l + nd.l_off;
+  double* buf = a.buf + nd.buf_off;
+
+  // 1. the children have passed their contribution rows up
+  for (int c = nd.child_begin + threadIdx.x; c < nd.child_end; c += NT) {
+    const int ch = a.children[c];
+    wait_at_least(a.flags.fwd_done + ch, a.nodes[ch].nblk, a.flags.error);
+  }
+  __syncthreads();
+  __threadfence();
+  // 2. gather: own pivots from x, contribution rows of the children in child order
+  if (i < nr) {
+    const int row = r0 + i;
+    const long long grow = nd.buf_off + row;
+    const int e0 = a.gptr[grow], e1 = a.gptr[grow + 1];
+    for (int q = g; q < a.nrhs; q += G) {
+      double s = row < nd.ne ? a.x[rows[row] + q * a.ldx] : 0.0;
+      for (int e = e0; e < e1; ++e) s += __ldcg(a.buf + q * TR + a.gsrc[e]);
+      v[q][i] = s;
+    }
+  }
+  __syncthreads();
+  // 3. the node's earlier tiles, as they are solved (the next block of L is fetched while one is used)
+  const int ndep = min(task.blk, nd.ntile);
+  BlockRegs next;
+  if (ndep > 0) fetch(next, L, m, r0, 0, nr, min(T, nd.ne));
+  for (int tt = 0; tt < ndep; ++tt) {
+    if (threadIdx.x == 0) wait_at_least(a.flags.fwd_tile + nd.flag_off + tt, 1, a.flags.error);
+    __syncthreads();
+    __threadfence();
+    const int c0 = tt * T, tb = min(T, nd.ne - c0);
+    put(next, t);
+    for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
+      const int q = idx / T, j = idx % T;
+      if (j < tb) y[q][j] = __ldcg(buf + q * TR + c0 + j);
+    }
+    if (tt + 1 < ndep) fetch(next, L, m, r0, c0 + T, nr, min(T, nd.ne - c0 - T));
+    __syncthreads();
+    if (i < nr) {
+      for (int q = g; q < a.nrhs; q += G) {
+        double acc = v[q][i];
+        for (int j = 0; j < tb; ++j) acc -= t[i][j] * y[q][j];
+        v[q][i] = acc;
       }
     }
-    return;
-  }
-  load_tile(t, a.l + nd.l_off, m, task.j0, tb);
-  for (int r0 = 0; r0 < a.nrhs; r0 += R) {
-    const int r = r0 + q;
-    const bool active = i < tb && r < a.nrhs;
     __syncthreads();
-    double v = active ? b[task.j0 + i + r * m] : 0.0;
-    for (int j = 0; j < tb; ++j) {
-      if (active && i == j) {
-        if (a.posdef) v /= t[j][j];
-        y[q][j] = v;
-      }
+  }
+  // 4. the block's own diagonal tile
+  if (task.blk < nd.ntile) {
+    const int tb = min(T, nd.ne - r0);
+    if (a.inv) {  // presolve: y = inv * v
+      const double* inv = a.inv + nd.inv_off + static_cast<long long>(task.blk) * T * T;
+      if (i < tb)
+        for (int q = g; q < a.nrhs; q += G) {
+          double s = 0.0;
+          for (int k = 0; k <= i; ++k) s += inv[i + k * tb] * v[q][k];
+          y[q][i] = s;
+        }
+    } else {
+      load_block(t, L, m, r0, r0, tb, tb);
       __syncthreads();
-      if (active && i > j) v -= t[i][j] * y[q][j];
-    }
-    if (active) {
-      b[task.j0 + i + r * m] = v;
-      a.x[rows[task.j0 + i] + r * a.ldx] = v;
-    }
-  }
-}
-
-// grid: one block per task (node, tile, block of solve_rows rows starting at r0 >= j1).
-// b(i) -= sum over the tile's columns j (in order) of L(i, j) y(j).
-__global__ void __launch_bounds__(solve_rows) fwd_update_kernel(const SolveTask* tasks, SolveArgs a) {
-  __shared__ double y[R][T];
-  const SolveTask task = tasks[blockIdx.x];
-  const SolveNode nd = a.nodes[task.node];
-  const int tb = task.j1 - task.j0;
-  const long long m = nd.m;
-  double* b = a.buf + nd.buf_off * a.nrhs;
-  const double* L = a.l + nd.l_off + task.j0 * m;
-  const int i = task.r0 + threadIdx.x;
-  for (int r0 = 0; r0 < a.nrhs; r0 += R) {
-    __syncthreads();
-    for (int idx = threadIdx.x; idx < R * T; idx += blockDim.x) {
-      const int qq = idx / T, j = idx % T;
-      if (j < tb && r0 + qq < a.nrhs) y[qq][j] = b[task.j0 + j + (r0 + qq) * m];
-    }
-    __syncthreads();
-    if (i >= m) continue;
-    double acc[R];
-#pragma unroll
-    for (int qq = 0; qq < R; ++qq) acc[qq] = r0 + qq < a.nrhs ? b[i + (r0 + qq) * m] : 0.0;
-    for (int j = 0; j < tb; ++j) {
-      const double lij = L[i + j * m];
-#pragma unroll
-      for (int qq = 0; qq < R; ++qq) acc[qq] -= lij * y[qq][j];
-    }
-#pragma unroll
-    for (int qq = 0; qq < R; ++qq)
-      if (r0 + qq < a.nrhs) b[i + (r0 + qq) * m] = acc[qq];
-  }
-}
-
-// grid: one block per node of the level. b = x(rows) for all m rows (ancestors are final by now).
-__global__ void bwd_gather_kernel(const int* level_nodes, SolveArgs a) {
-  const SolveNode nd = a.nodes[level_nodes[blockIdx.x]];
-  double* b = a.buf + nd.buf_off * a.nrhs;
-  const int* rows = a.rows + nd.rows_off;
-  for (int r = 0; r < a.nrhs; ++r)
-    for (int i = threadIdx.x; i < nd.m; i += blockDim.x) b[i + static_cast<long long>(r) * nd.m] = a.x[rows[i] + r * a.ldx];
-}
-
-/// One warp: b(j) -= sum over i in [i0, i1) of L(i, j) b(i), for the right-hand sides of the group r0.
-__device__ __forceinline__ void column_dot(const double* L, double* b, long long m, int j, int i0, int i1, int r0,
-                                           int nrhs) {
-  const int lane = threadIdx.x % 32;
-  double acc[R];
-#pragma unroll
-  for (int qq = 0; qq < R; ++qq) acc[qq] = 0.0;
-  for (int i = i0 + lane; i < i1; i += 32) {
-    const double lij = L[i + j * m];
-#pragma unroll
-    for (int qq = 0; qq < R; ++qq)
-      if (r0 + qq < nrhs) acc[qq] += lij * b[i + (r0 + qq) * m];
-  }
-#pragma unroll
-  for (int qq = 0; qq < R; ++qq) {
-    const double s = warp_sum(acc[qq]);
-    if (lane == 0 && r0 + qq < nrhs) b[j + (r0 + qq) * m] -= s;
-  }
-}
-
-// grid: one block per task (node, first column r0); warp w handles pivot column r0 + w against the rows
-// below the pivots (i >= ne).
-__global__ void __launch_bounds__(32 * solve_cols) bwd_ancestor_kernel(const SolveTask* tasks, SolveArgs a) {
-  const SolveTask task = tasks[blockIdx.x];
-  const SolveNode nd = a.nodes[task.node];
-  const int j = task.r0 + threadIdx.x / 32;
-  if (j >= nd.ne) return;
-  double* b = a.buf + nd.buf_off * a.nrhs;
-  for (int r0 = 0; r0 < a.nrhs; r0 += R) column_dot(a.l + nd.l_off, b, nd.m, j, nd.ne, nd.m, r0, a.nrhs);
-}
-
-// grid: one block per task (node, tile). Solves L(tile, tile)^T y = b(tile); writes y to b and x.
-__global__ void __launch_bounds__(tile_threads) bwd_tile_kernel(const SolveTask* tasks, SolveArgs a) {
-  __shared__ double t[T][T + 1];
-  __shared__ double y[R][T];
-  const SolveTask task = tasks[blockIdx.x];
-  const SolveNode nd = a.nodes[task.node];
-  const int tb = task.j1 - task.j0, i = threadIdx.x % T, q = threadIdx.x / T;
-  const long long m = nd.m;
-  double* b = a.buf + nd.buf_off * a.nrhs;
-  const int* rows = a.rows + nd.rows_off;
-  const double* inv = a.inv ? a.inv + nd.inv_off + static_cast<long long>(task.j0) * T : nullptr;
-  if (inv) {  // presolve: y = inv^T * b(tile)
-    for (int r0 = 0; r0 < a.nrhs; r0 += R) {
-      const int r = r0 + q;
-      __syncthreads();
-      if (i < tb && r < a.nrhs) y[q][i] = b[task.j0 + i + r * m];
-      __syncthreads();
-      if (i < tb && r < a.nrhs) {
-        double v = 0.0;
-        for (int k = i; k < tb; ++k) v += inv[k + static_cast<long long>(i) * tb] * y[q][k];
-        b[task.j0 + i + r * m] = v;
-        a.x[rows[task.j0 + i] + r * a.ldx] = v;
+      for (int j = 0; j < tb; ++j) {
+        if (i == j)
+          for (int q = g; q < a.nrhs; q += G) y[q][j] = a.posdef ? v[q][j] / t[j][j] : v[q][j];
+        __syncthreads();
+        if (i > j && i < tb)
+          for (int q = g; q < a.nrhs; q += G) v[q][i] -= t[i][j] * y[q][j];
       }
     }
-    return;
-  }
-  load_tile(t, a.l + nd.l_off, m, task.j0, tb);
-  for (int r0 = 0; r0 < a.nrhs; r0 += R) {
-    const int r = r0 + q;
-    const bool active = i < tb && r < a.nrhs;
     __syncthreads();
-    double v = active ? b[task.j0 + i + r * m] : 0.0;
+    // contribution rows in the same block (the node's last tile): subtract this tile too
+    if (nr > tb) {
+      load_block(t, L, m, r0, r0, nr, tb);
+      __syncthreads();
+      if (i >= tb && i < nr)
+        for (int q = g; q < a.nrhs; q += G) {
+          double acc = v[q][i];
+          for (int j = 0; j < tb; ++j) acc -= t[i][j] * y[q][j];
+          v[q][i] = acc;
+        }
+    }
+    for (int q = g; q < a.nrhs; q += G) {
+      if (i < tb) {
+        __stcg(buf + q * TR + r0 + i, y[q][i]);
+        a.x[rows[r0 + i] + q * a.ldx] = y[q][i];
+      } else if (i < nr) {
+        __stcg(buf + q * TR + r0 + i, v[q][i]);
+      }
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) atomicExch(a.flags.fwd_tile + nd.flag_off + task.blk, 1);
+  } else {
+    if (i < nr)
+      for (int q = g; q < a.nrhs; q += G) __stcg(buf + q * TR + r0 + i, v[q][i]);
+    __threadfence();
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(a.flags.fwd_done + task.node, 1);
+}
+
+__global__ void __launch_bounds__(NT) backward_sweep_kernel(SolveArgs a) {
+  __shared__ double v[P][T];      // the tile's unknowns
+  __shared__ double w[P][T];      // x of a chunk of rows below, then the solved tile
+  __shared__ double t[T][T + 1];  // a block of L
+  const int ticket = take_ticket(a.flags.ticket + 1);
+  if (ticket >= a.ntasks) return;
+  const SolveTask task = a.tasks[ticket];
+  const SolveNode nd = a.nodes[task.node];
+  const int i = threadIdx.x % T, g = threadIdx.x / T;
+  const int c0 = task.blk * T, tb = min(T, nd.ne - c0);
+  const long long m = nd.m, TR = a.total_rows;
+  const int* rows = a.rows + nd.rows_off;
+  const double* L = a.l + nd.l_off;
+  double* buf = a.buf + nd.buf_off;
+
+  // 1. the ancestors are final
+  if (threadIdx.x == 0 && nd.wait_node >= 0)
+    wait_at_least(a.flags.bwd_done + nd.wait_node, a.nodes[nd.wait_node].ntile, a.flags.error);
+  __syncthreads();
+  __threadfence();
+  if (i < tb)
+    for (int q = g; q < a.nrhs; q += G) v[q][i] = __ldcg(a.x + rows[c0 + i] + q * a.ldx);
+  // 2. rows below the pivots (the ancestors' variables), 64 at a time, the next block of L in flight
+  BlockRegs next;
+  if (nd.ne < nd.m) fetch(next, L, m, nd.ne, c0, min(T, nd.m - nd.ne), tb);
+  for (int r0 = nd.ne; r0 < nd.m; r0 += T) {
+    const int nr = min(T, nd.m - r0);
+    __syncthreads();
+    put(next, t);
+    for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
+      const int q = idx / T, r = idx % T;
+      if (r < nr) w[q][r] = __ldcg(a.x + rows[r0 + r] + q * a.ldx);
+    }
+    if (r0 + T < nd.m) fetch(next, L, m, r0 + T, c0, min(T, nd.m - r0 - T), tb);
+    __syncthreads();
+    if (i < tb)
+      for (int q = g; q < a.nrhs; q += G) {
+        double acc = v[q][i];
+        for (int r = 0; r < nr; ++r) acc -= t[r][i] * w[q][r];
+        v[q][i] = acc;
+      }
+  }
+  // 3. the node's later tiles, last first, as they are solved
+  if (nd.ntile - 1 > task.blk) {
+    const int r0 = (nd.ntile - 1) * T;
+    fetch(next, L, m, r0, c0, nd.ne - r0, tb);
+  }
+  for (int tt = nd.ntile - 1; tt > task.blk; --tt) {
+    __syncthreads();
+    if (threadIdx.x == 0) wait_at_least(a.flags.bwd_tile + nd.flag_off + tt, 1, a.flags.error);
+    __syncthreads();
+    __threadfence();
+    const int r0 = tt * T, nr = min(T, nd.ne - r0);
+    put(next, t);
+    for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
+      const int q = idx / T, r = idx % T;
+      if (r < nr) w[q][r] = __ldcg(buf + q * TR + r0 + r);
+    }
+    if (tt - 1 > task.blk) fetch(next, L, m, r0 - T, c0, T, tb);
+    __syncthreads();
+    if (i < tb)
+      for (int q = g; q < a.nrhs; q += G) {
+        double acc = v[q][i];
+        for (int r = 0; r < nr; ++r) acc -= t[r][i] * w[q][r];
+        v[q][i] = acc;
+      }
+  }
+  __syncthreads();
+  // 4. the transposed diagonal tile
+  if (a.inv) {  // presolve: w = inv^T v
+    const double* inv = a.inv + nd.inv_off + static_cast<long long>(task.blk) * T * T;
+    if (i < tb)
+      for (int q = g; q < a.nrhs; q += G) {
+        double s = 0.0;
+        for (int k = i; k < tb; ++k) s += inv[k + i * tb] * v[q][k];
+        w[q][i] = s;
+      }
+  } else {
+    load_block(t, L, m, c0, c0, tb, tb);
+    __syncthreads();
     for (int j = tb - 1; j >= 0; --j) {
-      if (active && i == j) {
-        if (a.posdef) v /= t[j][j];
-        y[q][j] = v;
-      }
+      if (i == j)
+        for (int q = g; q < a.nrhs; q += G) w[q][j] = a.posdef ? v[q][j] / t[j][j] : v[q][j];
       __syncthreads();
-      if (active && i < j) v -= t[j][i] * y[q][j];
-    }
-    if (active) {
-      b[task.j0 + i + r * m] = v;
-      a.x[rows[task.j0 + i] + r * a.ldx] = v;
+      if (i < j)
+        for (int q = g; q < a.nrhs; q += G) v[q][i] -= t[j][i] * w[q][j];
     }
   }
-}
-
-// grid: one block per task (node, tile [j0, j1), first column r0 < j0); warp w: column r0 + w < j0.
-__global__ void __launch_bounds__(32 * solve_cols) bwd_update_kernel(const SolveTask* tasks, SolveArgs a) {
-  const SolveTask task = tasks[blockIdx.x];
-  const SolveNode nd = a.nodes[task.node];
-  const int j = task.r0 + threadIdx.x / 32;
-  if (j >= task.j0) return;
-  double* b = a.buf + nd.buf_off * a.nrhs;
-  for (int r0 = 0; r0 < a.nrhs; r0 += R) column_dot(a.l + nd.l_off, b, nd.m, j, task.j0, task.j1, r0, a.nrhs);
+  __syncthreads();
+  if (i < tb)
+    for (int q = g; q < a.nrhs; q += G) {
+      __stcg(buf + q * TR + c0 + i, w[q][i]);
+      __stcg(a.x + rows[c0 + i] + q * a.ldx, w[q][i]);
+    }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicExch(a.flags.bwd_tile + nd.flag_off + task.blk, 1);
+    atomicAdd(a.flags.bwd_done + task.node, 1);
+  }
 }
 
 __global__ void diag_solve_kernel(int n, const int* pivot_var, const double* d, const double* dinv, double* x,
@@ -256,11 +316,14 @@ __global__ void __launch_bounds__(T) invert_tiles_kernel(const SolveTask* tasks,
   __shared__ double t[T][T + 1];
   const SolveTask task = tasks[blockIdx.x];
   const SolveNode nd = nodes[task.node];
-  const int tb = task.j1 - task.j0, c = threadIdx.x;
-  load_tile(t, l + nd.l_off, nd.m, task.j0, tb);
+  const int j0 = task.blk * T, tb = min(T, nd.ne - j0), c = threadIdx.x;
+  for (int idx = threadIdx.x; idx < T * T; idx += blockDim.x) {
+    const int r = idx % T, j = idx / T;
+    if (r < tb && j < tb) t[r][j] = l[nd.l_off + (j0 + r) + static_cast<long long>(j0 + j) * nd.m];
+  }
   __syncthreads();
   if (c >= tb) return;
-  double* z = inv + nd.inv_off + static_cast<long long>(task.j0) * T + static_cast<long long>(c) * tb;
+  double* z = inv + nd.inv_off + static_cast<long long>(task.blk) * T * T + static_cast<long long>(c) * tb;
   for (int i = 0; i < tb; ++i) {
     if (i < c) {
       z[i] = 0.0;
@@ -280,40 +343,15 @@ __global__ void scale_columns_kernel(const ScaleColumn* cols, double* l, const d
 
 }  // namespace
 
-void launch_fwd_gather(const int* level_nodes, int count, const SolveArgs& a, cudaStream_t s) {
-  if (count <= 0) return;
-  fwd_gather_kernel<<<count, 256, 0, s>>>(level_nodes, a);
-  check_launch("fwd_gather_kernel");
+void launch_forward_sweep(const SolveArgs& a, cudaStream_t s) {
+  if (a.ntasks <= 0) return;
+  forward_sweep_kernel<<<a.ntasks, NT, 0, s>>>(a);
+  check_launch("forward_sweep_kernel");
 }
-void launch_fwd_tile(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s) {
-  if (count <= 0) return;
-  fwd_tile_kernel<<<count, tile_threads, 0, s>>>(tasks, a);
-  check_launch("fwd_tile_kernel");
-}
-void launch_fwd_update(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s) {
-  if (count <= 0) return;
-  fwd_update_kernel<<<count, solve_rows, 0, s>>>(tasks, a);
-  check_launch("fwd_update_kernel");
-}
-void launch_bwd_gather(const int* level_nodes, int count, const SolveArgs& a, cudaStream_t s) {
-  if (count <= 0) return;
-  bwd_gather_kernel<<<count, 256, 0, s>>>(level_nodes, a);
-  check_launch("bwd_gather_kernel");
-}
-void launch_bwd_ancestor(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s) {
-  if (count <= 0) return;
-  bwd_ancestor_kernel<<<count, 32 * solve_cols, 0, s>>>(tasks, a);
-  check_launch("bwd_ancestor_kernel");
-}
-void launch_bwd_tile(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s) {
-  if (count <= 0) return;
-  bwd_tile_kernel<<<count, tile_threads, 0, s>>>(tasks, a);
-  check_launch("bwd_tile_kernel");
-}
-void launch_bwd_update(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s) {
-  if (count <= 0) return;
-  bwd_update_kernel<<<count, 32 * solve_cols, 0, s>>>(tasks, a);
-  check_launch("bwd_update_kernel");
+void launch_backward_sweep(const SolveArgs& a, cudaStream_t s) {
+  if (a.ntasks <= 0) return;
+  backward_sweep_kernel<<<a.ntasks, NT, 0, s>>>(a);
+  check_launch("backward_sweep_kernel");
 }
 void launch_diag_solve(int n, const int* pivot_var, const double* d, const double* dinv, double* x, long long ldx,
                        int nrhs, cudaStream_t s) {

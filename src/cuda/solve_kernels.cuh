@@ -1,21 +1,24 @@
-// solve_kernels.cuh — task records and launchers of the level-scheduled GPU solve (issue 5).
+// solve_kernels.cuh — task records and launchers of the GPU solve (issue 5).
 //
 // The factors stay where the GPU factorization left them: node s has an m x ne block of L (column-major,
 // ld m) at l + l_off and its m row variables (original indices) at rows + rows_off; the first ne rows are
 // the variables it eliminated, in pivot order.
 //
-// Forward solve, level by level from the leaves: each node owns an m x nrhs slice of its level's work
-// buffer. gather: slice = [x(own pivots); 0] + the children's contribution rows (children in a fixed
-// order, one block per node, so no atomics). Then, diagonal tile by diagonal tile (solve_tile columns):
-// tile solves the tile's unit lower triangle (or multiplies by its precomputed inverse, "presolve") and
-// writes the solution to x; update subtracts L(rows below, tile) * y from the rows below the tile — the
-// node's later pivots and its contribution rows, which its parent gathers.
-// Backward solve, level by level from the roots: gather x(all m rows); ancestor subtracts
-// L(rows >= ne, j)^T x(rows) from every pivot row j; then tiles from the last to the first: tile solves
-// the transposed triangle, update subtracts the tile's contribution from the pivot rows before it.
-// Every sum over a column or row is done in a fixed order (per-thread sequential, then a fixed shuffle
-// tree), and each right-hand side column goes through exactly the same operations whatever nrhs is: a
-// column of a multi-RHS solve is bitwise equal to the single-RHS solve, and repeated solves are identical.
+// Each sweep is ONE kernel launch over all nodes of the tree ("sync-free" scheduling): a block takes the
+// next task by an integer ticket (atomicAdd), so tasks start in ticket order whatever order the hardware
+// launches blocks in; tasks are numbered so that every task waits only for tasks with smaller tickets,
+// which are already running on the GPU — no deadlock, however many blocks there are. Waiting is on integer
+// flags (a tile solved, a node finished); the floating-point arithmetic of every entry is done by one thread
+// in a fixed order, so results do not depend on timing, and each right-hand side column goes through the
+// same operations whatever nrhs is (multi-RHS columns bitwise equal to single-RHS solves).
+//
+// Forward (P L y = b), tasks = row blocks of 64 rows of every node, leaves first: gather the block's rows
+// (own pivots from x, plus the children's contribution rows, children in a fixed order), subtract the
+// contributions of the node's earlier 64-column tiles as each is solved, then — for a row block holding
+// pivots — solve its diagonal tile (or multiply by its inverse: presolve), publish it, and finally hand the
+// contribution rows to the parent. Backward ((P L)^T x = y), tasks = tiles of every node, roots first,
+// last tile first: subtract L(rows below the pivots, tile)^T x(ancestors), then the later tiles as they
+// are solved, then solve the transposed tile.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -23,67 +26,71 @@ namespace ssids {
 namespace detail {
 namespace gpu {
 
-constexpr int solve_tile = 64;   ///< columns of a diagonal tile
-constexpr int solve_rows = 128;  ///< rows per block of the forward update
-constexpr int solve_cols = 8;    ///< columns (one warp each) per block of the backward column kernels
-constexpr int solve_rhs = 4;     ///< right-hand sides held in registers at once
+constexpr int solve_tile = 64;    ///< rows of a row block = columns of a diagonal tile
+constexpr int solve_panel = 8;    ///< right-hand sides per sweep launch (more are done panel by panel)
+constexpr int solve_threads = 256;
 
 struct SolveNode {
   long long l_off;     ///< L block (m x ne, ld m) in the L array
   long long rows_off;  ///< row variables (m) in the rows array
-  long long buf_off;   ///< first row of the node's slice of its level buffer (slice = m x nrhs, ld m)
-  long long inv_off;   ///< presolve: the node's inverted diagonal tiles (tile t: tb x tb, ld tb), or -1
+  long long buf_off;   ///< first row of the node in the work buffer (total_rows rows per rhs column)
+  long long inv_off;   ///< presolve: the node's inverted diagonal tiles (tile t at inv_off + t*64*64), or -1
   int m, ne;
-  int child_begin, child_end;  ///< the node's children in the SolveChild array (fixed order)
+  int nblk, ntile;     ///< row blocks (ceil(m/64)) and diagonal tiles (ceil(ne/64))
+  int flag_off;        ///< first tile flag of the node
+  int child_begin, child_end;  ///< children that pass rows up (forward waits for them), in child_list
+  int wait_node;       ///< backward: the nearest ancestor that eliminated something, or -1
 };
 
-struct SolveChild {
-  int node;           ///< index of the child in the SolveNode array
-  long long map_off;  ///< the child's contribution rows -> the parent's local rows (m_c - ne_c ints)
-};
-
-/// One block's work: node, tile [j0, j1) of its pivots, first row (forward update) or column (backward).
 struct SolveTask {
-  int node, j0, j1, r0;
+  int node, blk;  ///< forward: row block; backward: tile
+};
+
+/// Integer state of one sweep pair, zeroed before each sweep (cudaMemsetAsync).
+struct SolveFlags {
+  int* ticket;     ///< [2]: forward, backward
+  int* fwd_tile;   ///< tiles solved in the forward sweep (1 when published)
+  int* fwd_done;   ///< per node: row blocks finished
+  int* bwd_tile;
+  int* bwd_done;   ///< per node: tiles finished
+  int* error;      ///< set when a wait timed out (an internal error: never expected)
 };
 
 struct SolveArgs {
   const double* l;
   const int* rows;
   const SolveNode* nodes;
-  const SolveChild* children;
-  const int* maps;
+  const int* children;   ///< child node indices (SolveNode::child_begin .. child_end)
+  const int* gptr;       ///< per buffer row: its contributions from children, gsrc[gptr[g] .. gptr[g+1])
+  const int* gsrc;       ///< buffer rows of the children's contribution rows
   const double* inv;     ///< presolve tiles, or nullptr
-  double* x;             ///< right-hand sides on the device, n x nrhs, ld ldx
+  const SolveTask* tasks;
+  int ntasks;
+  double* x;             ///< right-hand sides on the device (this panel), ld ldx
   long long ldx;
-  int nrhs;
+  int nrhs;              ///< columns in this panel (<= solve_panel)
   int posdef;            ///< non-unit L (Cholesky factor with its diagonal)
-  double* buf;           ///< this level's work buffer
-  const double* cbuf;    ///< the children's level buffer (forward gather)
+  double* buf;           ///< work buffer, total_rows x nrhs
+  long long total_rows;
+  SolveFlags flags;
 };
 
-void launch_fwd_gather(const int* level_nodes, int count, const SolveArgs& a, cudaStream_t s);
-void launch_fwd_tile(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s);
-void launch_fwd_update(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s);
-void launch_bwd_gather(const int* level_nodes, int count, const SolveArgs& a, cudaStream_t s);
-void launch_bwd_ancestor(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s);
-void launch_bwd_tile(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s);
-void launch_bwd_update(const SolveTask* tasks, int count, const SolveArgs& a, cudaStream_t s);
+void launch_forward_sweep(const SolveArgs& a, cudaStream_t s);
+void launch_backward_sweep(const SolveArgs& a, cudaStream_t s);
 
 /// x <- D^{-1} x by pivot position (pivot_var: position -> variable; d, dinv: the host layout).
 void launch_diag_solve(int n, const int* pivot_var, const double* d, const double* dinv, double* x, long long ldx,
                        int nrhs, cudaStream_t s);
 /// x(i, r) *= scale(i).
 void launch_scale_rows(int n, const double* scale, double* x, long long ldx, int nrhs, cudaStream_t s);
-/// Presolve: invert every diagonal tile listed in tasks (j0, j1 of node; r0 unused) into inv.
+/// Presolve: invert every diagonal tile (node, tile) listed in tasks into inv.
 void launch_invert_tiles(const SolveTask* tasks, int count, const double* l, const SolveNode* nodes, double* inv,
                          int posdef, cudaStream_t s);
 /// Posdef: L(:, j) *= sqrt(D_j) for every pivot column (turns the unit L D L^T into the Cholesky factor).
-/// cols: per pivot column {l offset of the diagonal entry, its length, its D index}.
 struct ScaleColumn {
-  long long diag_off;
-  long long d_idx;
-  int len;
+  long long diag_off;  ///< offset of the diagonal entry in L
+  long long d_idx;     ///< index of D_jj in the D array
+  int len;             ///< entries from the diagonal down
 };
 void launch_scale_columns(const ScaleColumn* cols, int count, double* l, const double* d, cudaStream_t s);
 
