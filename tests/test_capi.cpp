@@ -5,6 +5,7 @@
 // Matrices are lower triangles; the C calls see 0-based arrays unless a test says otherwise.
 #include <doctest/doctest.h>
 
+#include <spral.h>
 #include <spral_ssids.h>
 
 #include <algorithm>
@@ -83,6 +84,15 @@ double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y) 
 }
 
 }  // namespace
+
+TEST_CASE("capi: get_spral_version names the mirrored SPRAL release") {
+  char v[11];
+  std::memset(v, 'x', sizeof(v));
+  get_spral_version(v);
+  CHECK(std::string(v) == SPRAL_VERSION);
+  CHECK(std::string(v) == "2025.09.18");
+  get_spral_version(nullptr);  // harmless
+}
 
 TEST_CASE("capi: documentation example solves and reports inertia") {
   const Csc a = doc_matrix();
@@ -435,8 +445,32 @@ TEST_CASE("capi: error flags") {
     ob.ordering = 9;
     CHECK(analyse_flag(a, ob) == -98);
     ob = o;
-    ob.pivot_method = 4;
-    CHECK(analyse_flag(a, ob) == -98);
+    ob.scaling = 5;
+    Handles h;
+    CHECK(factor_flag(a, ob, false, h, inf) == -98);
+  }
+  SUBCASE("pivot_method and u out of range are clamped as SPRAL clamps them") {
+    // pivot_method: min(3, max(1, value)); u: [0, 0.5]. Each clamped call gives bitwise the factors of the
+    // clamped value.
+    auto solve_with = [&](int pivot_method, double u) {
+      auto oc = o;
+      oc.pivot_method = pivot_method;
+      oc.u = u;
+      Handles h;
+      spral_ssids_inform fi;
+      REQUIRE(factor_flag(a, oc, false, h, fi) == 0);
+      std::vector<double> x = doc_rhs;
+      spral_ssids_solve1(0, x.data(), h.akeep, h.fkeep, &oc, &fi);
+      REQUIRE(fi.flag == 0);
+      CHECK(max_abs_diff(x, {1, 2, 3, 4, 5}) < 1e-12);
+      return x;
+    };
+    for (int pm : {-7, 0, 4, 1000}) {
+      CAPTURE(pm);
+      CHECK(solve_with(pm, o.u) == solve_with(2, o.u));
+    }
+    CHECK(solve_with(2, 7.0) == solve_with(2, 0.5));
+    CHECK(solve_with(2, -1.0) == solve_with(2, 0.0));
   }
   SUBCASE("-21 NaN value") {
     Csc b = a;
@@ -491,7 +525,40 @@ namespace {
 
 /// One shared KKT matrix through the C API (1-based copies of the pattern, as a Fortran caller would pass
 /// them) against the C++ API with default options: same inertia, bitwise the same solution, and a scaled
-/// backward error below 1e-12 after at most one refinement step done through the C API.
+/// backward error ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) below 1e-12 from a plain solve.
+///
+/// Two matrices are exceptions, documented with measurements (README, "Accuracy on KKT systems"): with
+/// SPRAL's default threshold u = 0.01 the factors of mm_CONT-050_kkt and mm_CONT-201_kkt grow by
+/// || |L||D||L^T| ||_inf / ||A||_inf = 2.4e5 and 1.2e7 although every |l_ij| <= 1/u, so a plain solve gives
+/// 3.2e-12 and 7.1e-10 (SPRAL 2025.09.18's own SSIDS gives 4.8e-12 and 2.5e-10 on the same ordering). For
+/// them the test asserts the measured level (with head room for other CPUs and BLAS builds), that one
+/// refinement step done through the C API reaches 1e-12, and that a plain solve reaches 1e-12 with u = 0.1
+/// (SPRAL's documented remedy), on the CPU.
+struct GrowthLimited {
+  const char* name;
+  double plain_bound;  ///< about 5x the measured plain-solve backward error with u = 0.01
+};
+constexpr GrowthLimited growth_limited[] = {{"mm_CONT-050_kkt.mtx.gz", 2e-11}, {"mm_CONT-201_kkt.mtx.gz", 4e-9}};
+
+/// Analyse, factor and solve A x = b through the C API with options o on 1-based copies of a; returns x.
+std::vector<double> solve_through_capi(const ssids::SymmetricMatrix& a, const spral_ssids_options& o,
+                                       const std::vector<double>& b, Handles& h, spral_ssids_inform& inf) {
+  std::vector<int64_t> ptr(a.ptr.begin(), a.ptr.end());
+  std::vector<int> row(a.row.begin(), a.row.end());
+  for (auto& p : ptr) ++p;
+  for (auto& r : row) ++r;
+  spral_ssids_analyse(false, a.n, nullptr, ptr.data(), row.data(), nullptr, &h.akeep, &o, &inf);
+  REQUIRE(inf.flag >= 0);
+  spral_ssids_factor(false, ptr.data(), row.data(), a.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
+  REQUIRE(inf.flag >= 0);
+  const spral_ssids_inform factor_inform = inf;
+  std::vector<double> x = b;
+  spral_ssids_solve1(0, x.data(), h.akeep, h.fkeep, &o, &inf);
+  REQUIRE(inf.flag == 0);
+  inf = factor_inform;
+  return x;
+}
+
 void check_kkt(const std::string& name, bool gpu = false) {
   const std::string dir = ssids_test::matrices_dir();
   const auto manifest = dir.empty() ? decltype(ssids_test::read_manifest(dir)){} : ssids_test::read_manifest(dir);
@@ -511,38 +578,49 @@ void check_kkt(const std::string& name, bool gpu = false) {
     o.use_gpu = true;
     o.min_gpu_work = 0;
   }
-  std::vector<int64_t> ptr(a.ptr.begin(), a.ptr.end());
-  std::vector<int> row(a.row.begin(), a.row.end());
-  for (auto& p : ptr) ++p;
-  for (auto& r : row) ++r;
   Handles h;
   spral_ssids_inform inf;
-  spral_ssids_analyse(false, a.n, nullptr, ptr.data(), row.data(), nullptr, &h.akeep, &o, &inf);
-  REQUIRE(inf.flag >= 0);
-  spral_ssids_factor(false, ptr.data(), row.data(), a.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
-  REQUIRE(inf.flag >= 0);
+  const std::vector<double> b = ssids_test::make_rhs(a);
+  std::vector<double> x = solve_through_capi(a, o, b, h, inf);
   CHECK(inf.num_neg == ref.inform.num_neg);
   CHECK(inf.matrix_rank == ref.inform.matrix_rank);
   CHECK(inf.num_two == ref.inform.num_two);
   if (it->second.num_neg_reference >= 0 && !ssids_test::marked_singular(name, &it->second))
     CHECK(inf.num_neg == it->second.num_neg_reference);
-  std::vector<double> b = ssids_test::make_rhs(a), x = b;
-  spral_ssids_solve1(0, x.data(), h.akeep, h.fkeep, &o, &inf);
-  REQUIRE(inf.flag == 0);
   CHECK(std::memcmp(x.data(), ref.x.data(), sizeof(double) * a.n) == 0);  // same factors, same answer
-  double be = ssids::scaled_backward_error(a, x.data(), b.data(), 1, a.n);
-  MESSAGE(name << ": backward error " << be << " (plain solve)");
-  if (be >= 1e-12) {  // one refinement step through the C API: x += A^{-1} (b - A x)
-    std::vector<double> r(a.n);
-    ssids::symmetric_multiply(a, x.data(), r.data());
-    for (int i = 0; i < a.n; ++i) r[i] = b[i] - r[i];
-    spral_ssids_solve1(0, r.data(), h.akeep, h.fkeep, &o, &inf);
-    REQUIRE(inf.flag == 0);
-    for (int i = 0; i < a.n; ++i) x[i] += r[i];
-    be = ssids::scaled_backward_error(a, x.data(), b.data(), 1, a.n);
-    MESSAGE(name << ": backward error " << be << " (one refinement step)");
+  const double be = ssids::scaled_backward_error(a, x.data(), b.data(), 1, a.n);
+  MESSAGE(name << ": backward error " << be << " (plain solve, u = 0.01)");
+  if (ssids_test::marked_singular(name, &it->second)) return;
+
+  const GrowthLimited* gl = nullptr;
+  for (const GrowthLimited& g : growth_limited)
+    if (name == g.name) gl = &g;
+  if (!gl) {
+    CHECK(be < 1e-12);
+    return;
   }
-  if (!ssids_test::marked_singular(name, &it->second)) CHECK(be < 1e-12);
+  if (!gpu) CHECK(be < gl->plain_bound);  // the GPU path pivots differently: only the remedies are checked
+  // remedy 1: one refinement step through the C API, x += A^{-1} (b - A x)
+  std::vector<double> r(a.n);
+  ssids::symmetric_multiply(a, x.data(), r.data());
+  for (int i = 0; i < a.n; ++i) r[i] = b[i] - r[i];
+  spral_ssids_solve1(0, r.data(), h.akeep, h.fkeep, &o, &inf);
+  REQUIRE(inf.flag == 0);
+  for (int i = 0; i < a.n; ++i) x[i] += r[i];
+  const double be1 = ssids::scaled_backward_error(a, x.data(), b.data(), 1, a.n);
+  MESSAGE(name << ": backward error " << be1 << " (one refinement step)");
+  CHECK(be1 < 1e-12);
+  if (gpu) return;
+  // remedy 2: u = 0.1 bounds |l_ij| by 10 and the growth with it; a plain solve is enough
+  auto o1 = o;
+  o1.u = 0.1;
+  Handles h1;
+  spral_ssids_inform inf1;
+  const std::vector<double> x1 = solve_through_capi(a, o1, b, h1, inf1);
+  CHECK(inf1.num_neg == ref.inform.num_neg);
+  const double be01 = ssids::scaled_backward_error(a, x1.data(), b.data(), 1, a.n);
+  MESSAGE(name << ": backward error " << be01 << " (plain solve, u = 0.1)");
+  CHECK(be01 < 1e-12);
 }
 
 }  // namespace

@@ -17,11 +17,15 @@
 #include <string>
 #include <vector>
 
+#include <spral_ssids.h>
+
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 #include "ssids/factor.hpp"
+#include "ssids/generate.hpp"
 #include "ssids/matrix_market.hpp"
 #include "ssids/memory.hpp"
+#include "ssids/ssids_sap.h"
 #include "support.hpp"
 
 using namespace ssids;
@@ -178,4 +182,99 @@ TEST_CASE("failure injection: the Matrix Market reader reports flag::allocation 
   CHECK(sweep("parse_symmetric", count_allocations(sym), [&](Inform&) { sym(); }, sym, false) > 0);
   CHECK(sweep("parse_general", count_allocations(gen), [&](Inform&) { gen(); }, gen, false) > 0);
   CHECK(sweep("parse_dense", count_allocations(den), [&](Inform&) { den(); }, den, false) > 0);
+}
+
+// The C interfaces convert allocation failures into flag -50 (issue 11, item 3): sweep the coordinate-form
+// analyse (its CSC conversion and the permuted values go through ssids::Allocator), factor and solve of the
+// SPRAL-compatible interface, and the SaP entry point. After each failed call the handles are unchanged
+// (a failed first call creates none) and the next call with injection off gives the right answer.
+TEST_CASE("failure injection: the C interfaces report flag -50 and recover") {
+  InjectionOff off;
+  const SymmetricMatrix a = matrices()[2];  // 2x2 pivots and delays
+  std::vector<int> rc, cc;
+  std::vector<double> vc;
+  for (index_t j = 0; j < a.n; ++j)  // coordinate form, 1-based, upper triangle (mirrored by analyse)
+    for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) {
+      rc.push_back(j + 1);
+      cc.push_back(a.row[k] + 1);
+      vc.push_back(a.val[k]);
+    }
+  spral_ssids_options o;
+  spral_ssids_default_options(&o);
+  o.array_base = 1;
+  o.use_gpu = false;
+  o.nemin = 4;
+  const std::vector<double> b = rhs_for_ones(a);
+  auto run = [&](bool expect_ok) {
+    void *akeep = nullptr, *fkeep = nullptr;
+    spral_ssids_inform inf;
+    int flag_seen = 0;
+    spral_ssids_analyse_coord(a.n, nullptr, static_cast<int64_t>(rc.size()), rc.data(), cc.data(), nullptr, &akeep, &o,
+                              &inf);
+    if (inf.flag < 0) {
+      flag_seen = inf.flag;
+      CHECK(akeep == nullptr);
+    } else {
+      spral_ssids_factor(false, nullptr, nullptr, vc.data(), nullptr, akeep, &fkeep, &o, &inf);
+      if (inf.flag < 0) {
+        flag_seen = inf.flag;
+        CHECK(fkeep == nullptr);
+      } else {
+        std::vector<double> x = b;
+        spral_ssids_solve1(0, x.data(), akeep, fkeep, &o, &inf);
+        if (inf.flag < 0) {
+          flag_seen = inf.flag;
+        } else if (expect_ok) {  // (the check allocates too: only with injection off)
+          CHECK(scaled_backward_error(a, x.data(), b.data(), 1, a.n) < 1e-12);
+        }
+      }
+    }
+    spral_ssids_free(&akeep, &fkeep);
+    if (expect_ok) CHECK(flag_seen == 0);
+    return flag_seen;
+  };
+  const long count = count_allocations([&] { CHECK(run(false) == 0); });
+  CHECK(count > 0);
+  int failures = 0;
+  for (long k = 0; k <= count; k += std::max(1L, count / 300)) {
+    CAPTURE(k);
+    inject_host_allocation_failure(k);
+    const int f = run(false);
+    inject_host_allocation_failure(-1);
+    CHECK((f == 0 || f == flag::allocation));
+    if (f != 0) ++failures;
+    run(true);
+  }
+  CHECK(failures > 0);
+  MESSAGE("C interface: " << count << " allocations, " << failures << " injected failures reported as -50");
+
+  // SaP: the C entry point over a small nonsymmetric banded system
+  const CsrMatrix g = generate_banded(200, 3, 1.0, 5);
+  std::vector<int64_t> gp(g.ptr.begin(), g.ptr.end());
+  std::vector<int> gc(g.col.begin(), g.col.end());
+  std::vector<double> gv(g.val.begin(), g.val.end()), gb(200, 1.0);
+  ssids_sap_options so;
+  ssids_sap_default_options(&so);
+  so.partitions = 4;
+  so.rtol = 1e-10;
+  auto sap = [&] {
+    std::vector<double> x(200, 0.0);
+    ssids_sap_inform inf;
+    const int f = ssids_sap_solve(200, gp.data(), gc.data(), gv.data(), gb.data(), x.data(), &so, &inf);
+    if (f == 0) CHECK(inf.relative_residual <= 1e-10);
+    return f;
+  };
+  const long sap_count = count_allocations([&] { CHECK(sap() == 0); });
+  int sap_failures = 0;
+  for (long k = 0; k <= sap_count; k += std::max(1L, sap_count / 300)) {
+    CAPTURE(k);
+    inject_host_allocation_failure(k);
+    const int f = sap();
+    inject_host_allocation_failure(-1);
+    CHECK((f == 0 || f == flag::allocation));
+    if (f != 0) ++sap_failures;
+    CHECK(sap() == 0);
+  }
+  CHECK(sap_failures > 0);
+  MESSAGE("ssids_sap_solve: " << sap_count << " allocations, " << sap_failures << " injected failures reported as -50");
 }

@@ -10,7 +10,7 @@
  *    the free functions. Initialise them to NULL; a handle that is still live is reused by a later call.
  *  - Every function reports through inform->flag: 0 success, > 0 warning, < 0 error (values as SPRAL).
  *  - Options accepted but ignored: print_level, unit_*, ignore_numa, max_load_inbalance, gpu_perf_coeff,
- *    small_subtree_threshold, cpu_block_size, pivot_method (0-3 accepted). use_gpu = true lets the library use a GPU when
+ *    small_subtree_threshold, cpu_block_size, pivot_method (clamped to 1-3 as SPRAL does). use_gpu = true lets the library use a GPU when
  *    one is present and the predicted work is at least min_gpu_work flops; false keeps to the CPU.
  */
 #ifndef SPRAL_SSIDS_H
@@ -43,9 +43,9 @@ struct spral_ssids_options {
    int64_t small_subtree_threshold; /* ignored                                       default 4e6 */
    int cpu_block_size;          /* ignored (ssids picks its own block size)           default 256 */
    bool action;                 /* continue on singular matrices (warning 7)          default true */
-   int pivot_method;            /* 0-3 accepted, threshold partial pivoting is used   default 2 */
+   int pivot_method;            /* clamped to 1..3 as SPRAL; threshold partial pivoting default 2 */
    double small;                /* zero-pivot threshold                               default 1e-20 */
-   double u;                    /* relative pivot threshold                           default 0.01 */
+   double u;                    /* relative pivot threshold, clamped to [0, 0.5]      default 0.01 */
    char unused[80];             /* reserved for future expansion */
 };
 

@@ -13,16 +13,18 @@
 #include <cstddef>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <unordered_set>
 #include <utility>
-#include <vector>
 
 #include "factor/numeric.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 #include "ssids/factor.hpp"
+#include "ssids/memory.hpp"
+#include "ssids/spral.h"
 #include "ssids/spral_ssids.h"
 
 namespace {
@@ -49,7 +51,7 @@ struct AKeep {
   int n = 0;
   int ordering = 1;                 ///< options->ordering at analyse (scaling 3 needs 2)
   bool coord = false;               ///< analysed from coordinate lists: val must be permuted
-  std::vector<offset_t> coord_src;  ///< coord: CSC entry k came from coordinate entry coord_src[k]
+  ssids::Vector<offset_t> coord_src;  ///< coord: CSC entry k came from coordinate entry coord_src[k]
 };
 
 /// The factorization handle.
@@ -145,7 +147,8 @@ ssids::Options translate(const spral_ssids_options& o, bool scale_given) {
   if (o.scaling <= 0) opt.scaling = scale_given ? ssids::Scaling::user : ssids::Scaling::none;
   else if (o.scaling <= 4) opt.scaling = static_cast<ssids::Scaling>(o.scaling);
   else throw ssids::Error(flag::unimplemented, "unknown options.scaling");
-  if (o.pivot_method < 0 || o.pivot_method > 3) throw ssids::Error(flag::unimplemented, "unknown options.pivot_method");
+  // pivot_method is clamped to 1..3 as SPRAL clamps it (0 and negative values act as 1, larger as 3); every
+  // method is served by the same threshold partial pivoting here, so the value is otherwise ignored
   opt.u = o.u;
   opt.small = o.small;
   opt.action = o.action;
@@ -165,7 +168,7 @@ int input_warning(int outrange, int dup, int missing_diag) {
 
 /// Shared tail of every analyse form: runs ssids::analyse on `view` and stores the handle.
 void analyse_view(const ssids::CscView& view, int* order, void** akeep, const spral_ssids_options& o,
-                  spral_ssids_inform* inform, std::vector<offset_t> coord_src, bool coord, int extra_outrange) {
+                  spral_ssids_inform* inform, ssids::Vector<offset_t> coord_src, bool coord, int extra_outrange) {
   ssids::Options opt = translate(o, false);
   AHandle* h = nullptr;
   if (AKeep* old = as_akeep(*akeep)) {
@@ -183,9 +186,10 @@ void analyse_view(const ssids::CscView& view, int* order, void** akeep, const sp
     ssids::Vector<index_t> pos = an.order();
     for (int i = 0; i < view.n; ++i) order[i] = pos[i] + o.array_base;
   }
-  if (!h) {
-    h = new AHandle;
-    register_handle(h);
+  if (!h) {  // owned by `fresh` until registered, so that a failed registration leaks nothing
+    std::unique_ptr<AHandle> fresh(new AHandle);
+    register_handle(fresh.get());
+    h = fresh.release();
     *akeep = h;
   }
   h->keep.analysis = std::move(an);
@@ -220,7 +224,7 @@ void factor_impl(bool posdef, const double* val, double* scale, void* akeep, voi
     ssids::Inform inf = ak->inform;
     inf.flag = 0;
     const double* v = val;
-    std::vector<double> permuted;
+    ssids::Vector<double> permuted;
     if (ak->coord && val) {
       permuted.resize(ak->coord_src.size());
       for (std::size_t k = 0; k < permuted.size(); ++k) permuted[k] = val[ak->coord_src[k]];
@@ -235,9 +239,10 @@ void factor_impl(bool posdef, const double* val, double* scale, void* akeep, voi
     }
     FHandle* h = nullptr;
     if (FKeep* old = as_fkeep(*fkeep)) h = reinterpret_cast<FHandle*>(reinterpret_cast<char*>(old) - offsetof(FHandle, keep));
-    if (!h) {
-      h = new FHandle;
-      register_handle(h);
+    if (!h) {  // owned by `fresh` until registered, so that a failed registration leaks nothing
+      std::unique_ptr<FHandle> fresh(new FHandle);
+      register_handle(fresh.get());
+      h = fresh.release();
       *fkeep = h;
     }
     h->keep.factors = std::move(f);
@@ -249,6 +254,13 @@ void factor_impl(bool posdef, const double* val, double* scale, void* akeep, voi
 }  // namespace
 
 extern "C" {
+
+void get_spral_version(char version[11]) {
+  if (!version) return;
+  static const char v[] = SPRAL_VERSION;
+  static_assert(sizeof(v) <= 11, "SPRAL_VERSION must fit get_spral_version's buffer");
+  std::memcpy(version, v, sizeof(v));
+}
 
 void spral_ssids_default_options(struct spral_ssids_options* options) {
   if (!options) return;
@@ -296,7 +308,7 @@ void spral_ssids_analyse_ptr32(bool check, int n, int* order, const int* ptr, co
   guarded(inform, [&] {
     if (n < 0) throw ssids::Error(flag::bad_n, "n < 0");
     if (!ptr) throw ssids::Error(flag::missing_data, "ptr is NULL");
-    std::vector<int64_t> ptr64(ptr, ptr + n + 1);  // widened once; row and val are read in place
+    ssids::Vector<int64_t> ptr64(ptr, ptr + n + 1);  // widened once; row and val are read in place
     spral_ssids_analyse(check, n, order, ptr64.data(), row, val, akeep, options, inform);
   });
 }
@@ -314,7 +326,7 @@ void spral_ssids_analyse_coord(int n, int* order, int64_t ne, const int* row, co
     const int base = options->array_base;
     // Bucket the entries by column (counting sort, stable), in the given triangle: analyse mirrors upper
     // entries and sums duplicates. Entries whose column is out of range cannot be placed: counted here.
-    std::vector<int64_t> ptr(static_cast<std::size_t>(n) + 1, 0);
+    ssids::Vector<int64_t> ptr(static_cast<std::size_t>(n) + 1, 0);
     int outrange = 0;
     for (int64_t k = 0; k < ne; ++k) {
       const int j = col[k] - base;
@@ -323,9 +335,9 @@ void spral_ssids_analyse_coord(int n, int* order, int64_t ne, const int* row, co
     }
     if (ne > 0 && outrange == ne) throw ssids::Error(flag::all_out_of_range, "all entries out of range");
     for (int j = 0; j < n; ++j) ptr[j + 1] += ptr[j];
-    std::vector<int> rows(static_cast<std::size_t>(ptr[n]));
-    std::vector<offset_t> src(rows.size());
-    std::vector<int64_t> next(ptr.begin(), ptr.end() - 1);
+    ssids::Vector<int> rows(static_cast<std::size_t>(ptr[n]));
+    ssids::Vector<offset_t> src(rows.size());
+    ssids::Vector<int64_t> next(ptr.begin(), ptr.end() - 1);
     for (int64_t k = 0; k < ne; ++k) {
       const int j = col[k] - base;
       if (j < 0 || j >= n) continue;
@@ -336,7 +348,7 @@ void spral_ssids_analyse_coord(int n, int* order, int64_t ne, const int* row, co
     spral_ssids_options o = *options;
     o.array_base = 0;
     // the user order stays in the caller's base: translate it through a 0-based copy
-    std::vector<int> order0;
+    ssids::Vector<int> order0;
     int* ord = order;
     if (order) {
       order0.assign(static_cast<std::size_t>(n), 0);
@@ -344,7 +356,7 @@ void spral_ssids_analyse_coord(int n, int* order, int64_t ne, const int* row, co
         for (int i = 0; i < n; ++i) order0[i] = order[i] - base;
       ord = order0.data();
     }
-    std::vector<double> val0;
+    ssids::Vector<double> val0;
     if (val && options->ordering == 2) {  // the matching ordering reads values in CSC positions
       val0.resize(src.size());
       for (std::size_t k = 0; k < src.size(); ++k) val0[k] = val[src[k]];

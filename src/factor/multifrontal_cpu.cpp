@@ -63,7 +63,8 @@ class BufferPool {
 
  private:
   std::mutex mutex_;
-  std::multimap<size_t, Vector<double>> free_;
+  // map nodes through ssids::Allocator too, so that failure injection reaches them
+  std::multimap<size_t, Vector<double>, std::less<size_t>, Allocator<std::pair<const size_t, Vector<double>>>> free_;
   size_t cached_ = 0, limit_;
 };
 

@@ -14,6 +14,7 @@
 
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
+#include "ssids/memory.hpp"
 
 namespace ssids {
 namespace {
@@ -155,7 +156,7 @@ CsrMatrix expand_symmetric(const SymmetricMatrix& a) {
   const std::size_t n = static_cast<std::size_t>(a.n);
   CsrMatrix c;
   c.nrow = c.ncol = a.n;
-  std::vector<offset_t> lower_count(n, 0);
+  Vector<offset_t> lower_count(n, 0);
   for (std::size_t j = 0; j < n; ++j)
     for (offset_t p = a.ptr[j]; p < a.ptr[j + 1]; ++p)
       if (static_cast<std::size_t>(a.row[p]) != j) ++lower_count[a.row[p]];
@@ -164,7 +165,7 @@ CsrMatrix expand_symmetric(const SymmetricMatrix& a) {
   for (std::size_t r = 0; r < n; ++r) c.ptr[r + 1] = c.ptr[r] + lower_count[r] + (a.ptr[r + 1] - a.ptr[r]);
   c.col.resize(static_cast<std::size_t>(c.ptr[n]));
   c.val.resize(static_cast<std::size_t>(c.ptr[n]));
-  std::vector<offset_t> next(c.ptr.begin(), c.ptr.end() - 1);  // fill position of the strictly lower part
+  Vector<offset_t> next(c.ptr.begin(), c.ptr.end() - 1);  // fill position of the strictly lower part
   for (std::size_t j = 0; j < n; ++j) {
     offset_t q = c.ptr[j] + lower_count[j];  // column j of the lower triangle becomes the tail of row j
     for (offset_t p = a.ptr[j]; p < a.ptr[j + 1]; ++p, ++q) {

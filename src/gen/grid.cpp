@@ -15,6 +15,7 @@
 
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
+#include "ssids/memory.hpp"
 
 namespace ssids {
 namespace {
@@ -102,7 +103,7 @@ std::int64_t laplace3d_num_neg(index_t k, double shift, std::int64_t* num_zero) 
   // lambda < -tol, zero means |lambda| <= tol.
   constexpr double tol = 1e-9;
   const double pi = std::acos(-1.0);
-  std::vector<double> mu(static_cast<std::size_t>(k));
+  Vector<double> mu(static_cast<std::size_t>(k));
   for (index_t a = 1; a <= k; ++a) mu[a - 1] = 2.0 - 2.0 * std::cos(pi * a / (k + 1.0));
   std::int64_t neg = 0, zero = 0;
   for (index_t a = 0; a < k; ++a)

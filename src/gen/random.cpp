@@ -14,6 +14,7 @@
 #include "gen/rng.hpp"
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
+#include "ssids/memory.hpp"
 
 namespace ssids {
 namespace {
@@ -26,7 +27,9 @@ constexpr double a_extra_max = 0.3;
 static_assert(a_extra_per_row * a_extra_max < 1.0, "A's pivot submatrix must stay diagonally dominant");
 
 /// Sorts (index, value) pairs by index and keeps the first of each run of equal indices.
-void sort_unique(std::vector<std::pair<index_t, double>>& v) {
+using Entries = Vector<std::pair<index_t, double>>;
+
+void sort_unique(Entries& v) {
   std::stable_sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   v.erase(std::unique(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
           v.end());
@@ -65,8 +68,8 @@ SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::u
   while (static_cast<std::int64_t>(g) * g < nvar) ++g;
 
   // H's strictly lower part, column by column: right neighbour j+1 (same grid row) and upper neighbour j+g.
-  std::vector<std::vector<std::pair<index_t, double>>> hcol(nv);
-  std::vector<double> abs_row_sum(nv, 0.0);
+  Vector<Entries> hcol(nv);
+  Vector<double> abs_row_sum(nv, 0.0);
   for (index_t j = 0; j < nvar; ++j) {
     auto& c = hcol[j];
     if ((j % g) + 1 < g && j + 1 < nvar) c.emplace_back(j + 1, rng.uniform(-1.0, 1.0));
@@ -76,12 +79,12 @@ SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::u
       abs_row_sum[i] += std::fabs(v);
     }
   }
-  std::vector<double> hdiag(nv);
+  Vector<double> hdiag(nv);
   for (std::size_t j = 0; j < nv; ++j) hdiag[j] = abs_row_sum[j] + rng.uniform(0.5, 1.5);
 
   // A row by row, then bucketed by column: A^T's columns are the lower part of the KKT's first block columns.
-  std::vector<std::vector<std::pair<index_t, double>>> acol(nv);  // (row of KKT, value)
-  std::vector<std::pair<index_t, double>> arow;
+  Vector<Entries> acol(nv);  // (row of KKT, value)
+  Entries arow;
   const std::int64_t offsets[4] = {1, -1, g, -static_cast<std::int64_t>(g)};
   for (index_t r = 0; r < ncon; ++r) {
     arow.clear();

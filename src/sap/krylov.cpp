@@ -277,10 +277,10 @@ Cycle gmres(const Ctx& c, const double* r0, double* dx, int m) {
     cy.end = CycleEnd::nan;
     return cy;
   }
-  std::vector<Vec> v(static_cast<std::size_t>(m) + 1);
+  Vector<Vec> v(static_cast<std::size_t>(m) + 1);
   v[0].assign(r0, r0 + n);
   for (index_t i = 0; i < n; ++i) v[0][i] /= beta;
-  std::vector<double> h(static_cast<std::size_t>(m + 1) * m, 0.0), cs(m), sn_(m), g(m + 1, 0.0);
+  Vector<double> h(static_cast<std::size_t>(m + 1) * m, 0.0), cs(m), sn_(m), g(m + 1, 0.0);
   g[0] = beta;
   Vec tmp(sn);
   int j = 0;
@@ -332,7 +332,7 @@ Cycle gmres(const Ctx& c, const double* r0, double* dx, int m) {
   }
   const int k = std::min(j, m);  // columns of H in the solution
   if (k > 0) {
-    std::vector<double> y(g.begin(), g.begin() + k);
+    Vector<double> y(g.begin(), g.begin() + k);
     for (int i = k - 1; i >= 0; --i) {
       for (int q = i + 1; q < k; ++q) y[i] -= h[static_cast<std::size_t>(q) * (m + 1) + i] * y[q];
       y[i] /= h[static_cast<std::size_t>(i) * (m + 1) + i];

@@ -182,7 +182,7 @@ struct Solver::Impl {
   void third_stage(SapInform& inf) {
     // per block: the in-band pattern restricted to the block, CM on it (§2.2.1, third-stage reordering)
     const int p = prec.partitions();
-    std::vector<Vector<index_t>> pi(static_cast<std::size_t>(p)), pj(static_cast<std::size_t>(p));
+    Vector<Vector<index_t>> pi(static_cast<std::size_t>(p)), pj(static_cast<std::size_t>(p));
     for (index_t i = 0; i < n; ++i) {
       const index_t r = prow[i];
       const int b = prec.block_of(r);
@@ -193,7 +193,7 @@ struct Solver::Impl {
         pj[b].push_back(c - prec.block_begin(b));
       }
     }
-    std::vector<Vector<index_t>> orders(static_cast<std::size_t>(p));
+    Vector<Vector<index_t>> orders(static_cast<std::size_t>(p));
     Vector<index_t> kis(static_cast<std::size_t>(p), 0);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int b = 0; b < p; ++b) {

@@ -58,10 +58,10 @@ class BandedPreconditioner {
   Vector<index_t> begin_;           // size P + 1
   Vector<index_t> kb_;              // k_i
   Vector<int> part_of_;             // block of each row
-  std::vector<Vector<double>> band_;                        // per block
-  std::vector<Vector<index_t>> order_, position_;           // per block, empty = identity
-  std::vector<Vector<double>> cb_, cc_, v_, w_, rbar_;      // per interface
-  std::vector<Vector<index_t>> piv_;
+  Vector<Vector<double>> band_;                        // per block
+  Vector<Vector<index_t>> order_, position_;           // per block, empty = identity
+  Vector<Vector<double>> cb_, cc_, v_, w_, rbar_;      // per interface
+  Vector<Vector<index_t>> piv_;
 };
 
 }  // namespace detail
