@@ -756,3 +756,128 @@ TEST_CASE("cli: demo prints the expected and the computed inertia - and they agr
   CHECK(j.integer("refine_steps") <= 1);
   CHECK(j.num("backward_error") < 1e-13);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// compare
+
+namespace {
+
+/// `ssids compare --json` prints {"input": ..., ..., "runs": [{...}, {...}]}: the head and each run are flat
+/// objects, parsed with parse_json.
+struct CompareJson {
+  JsonObject head;
+  std::vector<JsonObject> runs;
+};
+
+CompareJson compare_json(const std::string& text) {
+  CompareJson c;
+  const std::string marker = ", \"runs\": [";
+  const size_t at = text.find(marker);
+  REQUIRE_MESSAGE(at != std::string::npos, "no runs list in: " << text);
+  c.head = parse_json(text.substr(0, at) + "}");
+  REQUIRE_MESSAGE(c.head.ok, c.head.error);
+  size_t p = at + marker.size();
+  while (p < text.size() && text[p] == '{') {
+    const size_t end = text.find('}', p);
+    REQUIRE(end != std::string::npos);
+    JsonObject run = parse_json(text.substr(p, end + 1 - p));
+    REQUIRE_MESSAGE(run.ok, run.error);
+    c.runs.push_back(run);
+    p = end + 1;
+    if (text.compare(p, 2, ", ") == 0) p += 2;
+  }
+  CHECK(text.compare(p, 2, "]}") == 0);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("cli: compare runs every scaling with every ordering - same inertia - small backward error") {
+  CliResult r = cli("compare gen:stokes:8 --json");
+  CAPTURE(r.err);
+  REQUIRE(r.status == 0);
+  CompareJson c = compare_json(r.out);
+  CHECK(c.head.str("input") == "gen:stokes:8");
+  CHECK(c.head.integer("failures") == 0);
+  const long long n = c.head.integer("n");
+  REQUIRE(c.runs.size() == 12);
+  std::map<std::string, int> seen;
+  for (const JsonObject& run : c.runs) {
+    const std::string combo = run.str("scaling") + "/" + run.str("ordering");
+    CAPTURE(combo);
+    ++seen[combo];
+    CHECK(run.raw.at("ok") == "true");
+    for (const char* k : {"num_delay", "num_factor", "num_flops", "num_neg", "num_pos", "num_zero"})
+      CHECK(run.integer(k) >= 0);
+    for (const char* k : {"time_analyse", "time_factor", "time_solve"}) CHECK(run.num(k) >= 0.0);
+    CHECK(run.num("backward_error") < 1e-10);
+    CHECK(run.integer("num_neg") == c.runs[0].integer("num_neg"));
+    CHECK(run.integer("num_pos") + run.integer("num_neg") + run.integer("num_zero") == n);
+    CHECK(run.has("note") == (combo == "matching/matching"));
+  }
+  for (const char* s : {"none", "matching", "auction", "equilibrate"})
+    for (const char* o : {"metis", "matching", "amd"}) CHECK(seen[std::string(s) + "/" + o] == 1);
+
+  // the table: a header and one row per combination
+  CliResult t = cli("compare gen:stokes:8 --scalings none,matching --orderings metis,matching --repeat 2");
+  CAPTURE(t.err);
+  REQUIRE(t.status == 0);
+  CHECK(contains(t.out, "delays"));
+  CHECK(contains(t.out, "nnz(L)"));
+  CHECK(contains(t.out, "berr"));
+  CHECK(contains(t.out, "median of 2 runs"));
+  CHECK(count_lines(t.out) == 3 + 4);
+}
+
+TEST_CASE("cli: compare subsets - usage errors - failing combinations exit 1") {
+  CompareJson one = compare_json(cli("compare gen:laplace2d:12 --scalings equilibrate --orderings amd --json --posdef").out);
+  REQUIRE(one.runs.size() == 1);
+  CHECK(one.runs[0].str("scaling") == "equilibrate");
+  CHECK(one.runs[0].str("ordering") == "amd");
+  CHECK(one.runs[0].integer("num_neg") == 0);
+  CHECK(one.runs[0].integer("num_delay") == 0);
+  CHECK(one.head.integer("posdef") == 1);
+
+  for (const char* bad : {"--scalings foo", "--orderings metis,bar", "--scaling matching", "--ordering metis",
+                          "--scalings ,", "--repeat 0"}) {
+    CAPTURE(bad);
+    CliResult u = cli(std::string("compare gen:laplace2d:5 ") + bad);
+    CHECK(u.status == 2);
+    CHECK(count_lines(u.err) == 1);
+  }
+  CHECK(cli("compare").status == 2);
+  CliResult h = cli("compare --help");
+  CHECK(h.status == 0);
+  CHECK(contains(h.out, "--scalings"));
+  CHECK(contains(h.out, "--backend"));
+  CHECK(contains(cli("--help").out, "compare"));
+
+  // --backend gpu in a build without CUDA: every combination fails, the table says so, exit status 1
+  if (contains(cli("--version").out, "not built")) {
+    CliResult g = cli("compare gen:laplace2d:5 --backend gpu --scalings none,matching --orderings metis");
+    CHECK(g.status == 1);
+    CHECK(contains(g.out, "FAILED"));
+    CHECK(contains(g.err, "2 of 2 combinations failed"));
+  }
+  // a missing file is an error of the input (exit 1, one line)
+  CliResult m = cli("compare /nonexistent/file.mtx");
+  CHECK(m.status == 1);
+  CHECK(count_lines(m.err) == 1);
+}
+
+TEST_CASE("cli: solve defaults are the matching scaling and the matching ordering") {
+  for (const std::string spec : {"gen:stokes:8", "gen:kkt-qp:300:100", "gen:laplace3d:6:2.5"}) {
+    CAPTURE(spec);
+    JsonObject d = json_of(cli("solve " + spec + " --json"));
+    JsonObject e = json_of(cli("solve " + spec + " --json --scaling ordering --ordering matching"));
+    JsonObject m = json_of(cli("solve " + spec + " --json --scaling matching --ordering matching"));
+    for (const char* k : {"num_delay", "num_factor", "num_flops", "num_neg", "num_two"}) {
+      CAPTURE(k);
+      CHECK(d.integer(k) == e.integer(k));
+      CHECK(d.integer(k) == m.integer(k));
+    }
+    CHECK(d.num("backward_error") == e.num("backward_error"));
+    CHECK(d.num("backward_error") < 1e-12);
+  }
+  CHECK(contains(cli("solve --help").out, "default matching"));
+}

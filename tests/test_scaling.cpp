@@ -345,5 +345,5 @@ TEST_CASE("scaling: ssids solve --scaling and --ordering amd|matching end to end
   }
   std::string out;
   CHECK(ssids_test::run_command(ssids_test::cli_path() + " solve gen:kkt-qp:20:8 --scaling bogus", out) == 2);
-  CHECK(ssids_test::run_command(ssids_test::cli_path() + " solve gen:kkt-qp:20:8 --scaling ordering", out) != 0);
+  CHECK(ssids_test::run_command(ssids_test::cli_path() + " solve gen:kkt-qp:20:8 --scaling ordering --ordering metis", out) != 0);
 }

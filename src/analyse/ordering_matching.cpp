@@ -1,71 +1,169 @@
-// ordering_matching.cpp — matching-based compressed ordering (see ordering_matching.hpp).
+// ordering_matching.cpp — matching-based ordering (see ordering_matching.hpp).
 //
 // Hogg & Scott, "Pivoting strategies for tough sparse indefinite systems", ACM TOMS 40(1), 2013, §3, after
 // Duff & Pralet 2005: a maximum-product matching m (Duff & Koster 2001) of the symmetric matrix puts large
-// entries on a_{m(j), j}. Splitting the permutation m into cycles, a fixed point j = m(j) is a good 1x1 pivot
-// and consecutive cycle members (j, m(j)) are good 2x2 pivots. Such pairs are kept together by ordering a
-// compressed graph in which each pair is one vertex; expanding that order puts the pair's two variables
-// next to each other, so the elimination tree makes the first the child of the second (a_{m(j), j} != 0)
-// and the postorder keeps them adjacent. With the matching, the symmetrized scaling is returned so
-// factor() can use it (Scaling::from_ordering). Structurally singular: unmatched variables are singletons;
-// open chains of the partial matching are split into pairs like cycles. Cost: the matching plus O(nnz).
+// entries on a_{m(j), j}; with the symmetrized matching scaling those entries are 1 and no entry exceeds 1.
+// The matching permutation splits into cycles (and, when structurally singular, open chains); consecutive
+// members (j, m(j)) of a cycle are good 2x2 pivots.
+//
+// 1. Pairs. Only a variable whose scaled diagonal is below kSmallDiagonal ("needy") needs a 2x2 partner; two
+//    variables with good diagonals are never paired, which would only constrain the ordering. Each cycle or
+//    chain is split into consecutive pairs by a small dynamic programme that covers as many needy variables
+//    as possible with as few pairs as possible.
+// 2. Compressed order: each pair becomes one vertex (weight 2, union of the neighbours) of a compressed graph
+//    ordered by `order_compressed` (METIS in analyse) and expanded pair by pair, so a needy variable and its
+//    partner are adjacent, the first the child of the second in the elimination tree, and normally in the
+//    same front: the 2x2 pivot is there and zero diagonals need (almost) no delayed pivots.
+// 3. Fill check. A pair must sit in a separator as soon as either of its variables must. On saddle-point
+//    matrices whose plain separators consist of variables with a nonzero diagonal (Stokes, Maxwell: lines of
+//    velocity or edge unknowns) every multiplier partner is dragged into the separator with them: predicted
+//    flops x1.9 on stokes64, x1.3 tuma2, x1.25 Lshape_matrices3, x3.2 ncvxqp1 (nnz(L) +12% to +43%). So the
+//    uncompressed graph is ordered as well and both orders are predicted (column counts of the elimination
+//    tree, supernodes amalgamated as analyse does with the default nemin): the compressed order is kept
+//    unless its flops or nnz(L) exceed the plain order's by more than compressed_slack (20%). Otherwise the
+//    plain order is returned (no pairs, `compressed` false) with the matching scaling; its zero pivots are
+//    left to threshold pivoting, mostly as short delays, the cheaper price there: ncvxqp1 factorizes in 1.3e9
+//    flops with 6850 delays, against 2.8e9 flops with 79 delays compressed.
+//
+// Structurally singular: unmatched variables are singletons; open chains are split like cycles.
+// Cost: the matching, two METIS calls (one on the compressed graph, skipped when there are no pairs), two
+// symbolic predictions O(nnz alpha(n)).
 // Conventions: 0-based inside; perm[k] = variable at pivot position k.
 #include "analyse/ordering_matching.hpp"
 
+#include <cmath>
+
+#include "analyse/etree.hpp"
+#include "analyse/supernodes.hpp"
 #include "common/matching.hpp"
 #include "scaling/scaling.hpp"
 
 namespace ssids {
 namespace detail {
 
-MatchingOrder matching_order(const Graph& g, const CscView& a,
-                             Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt)) {
+namespace {
+
+/// Scaled |a_jj| below this: the variable cannot be a 1x1 pivot under the default threshold u = 0.01 (every
+/// scaled entry is at most 1, matched entries are 1).
+constexpr double kSmallDiagonal = 0.01;
+/// Amalgamation assumed by the prediction: the default Options::nemin (the ordering does not see Options).
+constexpr int kAssumedNemin = 32;
+/// Dynamic programme weight of a covered needy variable; > 2 so that covering one always beats the unit cost
+/// of the pair that covers it.
+constexpr long kCover = 4;
+
+struct Prediction {
+  double nnz = 0.0, flops = 0.0;
+};
+
+/// nnz(L) and flops of the order perm without delays, as analyse predicts them: elimination tree, postorder,
+/// column counts, supernodes amalgamated with kAssumedNemin, flops per supernode as in tree_stats.cpp.
+Prediction predict(const Graph& g, const Vector<index_t>& perm) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
-  MatchingOrder out;
-  FullSymmetric f = full_from_view(a);
-  ScalingInfo info;
-  MatchingResult m;
-  out.scale = matching_scaling(f, info, &m);
-  out.matched = info.matched;
-  out.structurally_singular = info.structurally_singular;
+  Vector<index_t> invp(un);
+  for (index_t k = 0; k < n; ++k) invp[perm[k]] = k;
+  const Vector<index_t> parent = elimination_tree(g, perm, invp);
+  const Vector<index_t> post = tree_postorder(parent);
+  Vector<index_t> new_of_old(un), pperm(un), pparent(un);
+  for (index_t k = 0; k < n; ++k) new_of_old[post[k]] = k;
+  for (index_t k = 0; k < n; ++k) {
+    pperm[k] = perm[post[k]];
+    const index_t p = parent[post[k]];
+    pparent[k] = p == -1 ? -1 : new_of_old[p];
+  }
+  for (index_t k = 0; k < n; ++k) invp[pperm[k]] = k;
+  const Vector<index_t> cc = column_counts(g, pperm, invp, pparent);
+  const Partition part = find_supernodes(pparent, cc, kAssumedNemin);
+  Prediction pr;
+  for (index_t s = 0; s < part.nsup; ++s) {
+    // the node's row list is its columns plus the structure of its last (topmost) column
+    const double nc = part.sptr[s + 1] - part.sptr[s];
+    const double nr = nc + cc[part.old_of_new[part.sptr[s + 1] - 1]] - 1;
+    pr.nnz += nc * nr - nc * (nc - 1) / 2;
+    for (double m = nr - nc; m < nr; m += 1.0) pr.flops += m * m + 2 * m;
+  }
+  return pr;
+}
 
-  // split the matching j -> m(j) = row_of_col[j] into pairs: open chains from their start (an index whose
-  // row is unmatched, so nothing maps to it), then the remaining cycles
-  out.partner.assign(un, -1);
-  Vector<char> seen(un, 0);
-  auto walk = [&](index_t start) {
-    index_t x = start;
-    while (x != -1 && !seen[x]) {
+/// Splits every cycle and chain of the matching into pairs (see step 1); returns the number of pairs.
+index_t split_matching(const MatchingResult& m, const Vector<char>& needy, Vector<index_t>& partner) {
+  const index_t n = static_cast<index_t>(needy.size());
+  partner.assign(needy.size(), -1);
+  index_t pairs = 0;
+  Vector<char> seen(needy.size(), 0);
+  Vector<index_t> seq;
+  Vector<long> best;
+  Vector<char> take;
+  auto gain = [&](index_t x, index_t y) { return kCover * (needy[x] + needy[y]) - 1; };
+  // best split of the path seq[lo .. hi) into disjoint consecutive pairs; written to partner when apply
+  auto path = [&](size_t lo, size_t hi, bool apply) {
+    const size_t len = hi - lo;
+    best.assign(len + 1, 0);
+    take.assign(len + 1, 0);
+    for (size_t i = 2; i <= len; ++i) {
+      const long with = best[i - 2] + gain(seq[lo + i - 2], seq[lo + i - 1]);
+      take[i] = with > best[i - 1];
+      best[i] = take[i] ? with : best[i - 1];
+    }
+    if (apply)
+      for (size_t i = len; i >= 2;) {
+        if (!take[i]) {
+          --i;
+          continue;
+        }
+        const index_t x = seq[lo + i - 2], y = seq[lo + i - 1];
+        partner[x] = y;
+        partner[y] = x;
+        ++pairs;
+        i -= 2;
+      }
+    return best[len];
+  };
+  // the sequence start, m(start), m(m(start)), ...; a cycle also links its last member with the first: the
+  // better of "that link unused" (a path) and "used" (a pair plus the path without both ends)
+  auto split = [&](index_t start, bool cycle) {
+    seq.clear();
+    for (index_t x = start; x != -1 && !seen[x]; x = m.row_of_col[x]) {
       seen[x] = 1;
-      const index_t y = m.row_of_col[x];
-      if (y == -1 || y == x || seen[y]) break;  // end of chain, fixed point, or cycle closed
-      seen[y] = 1;
-      out.partner[x] = y;
-      out.partner[y] = x;
-      ++out.num_pairs;
-      x = m.row_of_col[y];
+      seq.push_back(x);
+    }
+    const size_t len = seq.size();
+    if (cycle && len >= 3 && path(1, len - 1, false) + gain(seq[0], seq[len - 1]) > path(0, len, false)) {
+      partner[seq[0]] = seq[len - 1];
+      partner[seq[len - 1]] = seq[0];
+      ++pairs;
+      path(1, len - 1, true);
+    } else {
+      path(0, len, true);
     }
   };
+  // chains start at an index nothing maps to (its row is unmatched); what is left are cycles
   for (index_t j = 0; j < n; ++j)
-    if (m.col_of_row[j] == -1) walk(j);
+    if (m.col_of_row[j] == -1 && !seen[j]) split(j, false);
   for (index_t j = 0; j < n; ++j)
-    if (!seen[j]) walk(j);
+    if (!seen[j]) split(j, true);
+  return pairs;
+}
 
-  // compressed graph: one vertex per pair or singleton
-  Vector<index_t> cid(un, -1), first(un), second(un, -1), vwgt;
+/// Step 2: the order of the compressed graph (one vertex per pair or singleton), expanded pair by pair.
+Vector<index_t> compressed_order(const Graph& g, const Vector<index_t>& partner,
+                                 Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt)) {
+  const index_t n = g.n;
+  const size_t un = static_cast<size_t>(n);
+  Vector<index_t> cid(un, -1), first(un), second(un, -1);
   index_t nc = 0;
   for (index_t j = 0; j < n; ++j) {
     if (cid[j] != -1) continue;
     cid[j] = nc;
     first[nc] = j;
-    if (out.partner[j] != -1) {
-      cid[out.partner[j]] = nc;
-      second[nc] = out.partner[j];
+    if (partner[j] != -1) {
+      cid[partner[j]] = nc;
+      second[nc] = partner[j];
     }
     ++nc;
   }
-  vwgt.resize(static_cast<size_t>(nc));
+  Vector<index_t> vwgt(static_cast<size_t>(nc));
   Graph cg;
   cg.n = nc;
   cg.ptr.assign(static_cast<size_t>(nc) + 1, 0);
@@ -85,12 +183,57 @@ MatchingOrder matching_order(const Graph& g, const CscView& a,
     }
     cg.ptr[c + 1] = static_cast<offset_t>(cg.adj.size());
   }
-  Vector<index_t> cperm = order_compressed(cg, vwgt.data());
-  out.perm.reserve(un);
+  const Vector<index_t> cperm = order_compressed(cg, vwgt.data());
+  Vector<index_t> perm;
+  perm.reserve(un);
   for (index_t k = 0; k < nc; ++k) {
     const index_t c = cperm[k];
-    out.perm.push_back(first[c]);
-    if (second[c] != -1) out.perm.push_back(second[c]);
+    perm.push_back(first[c]);
+    if (second[c] != -1) perm.push_back(second[c]);
+  }
+  return perm;
+}
+
+}  // namespace
+
+MatchingOrder matching_order(const Graph& g, const CscView& a,
+                             Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+                             double compressed_slack) {
+  const index_t n = g.n;
+  const size_t un = static_cast<size_t>(n);
+  MatchingOrder out;
+  FullSymmetric f = full_from_view(a);
+  ScalingInfo info;
+  MatchingResult m;
+  out.scale = matching_scaling(f, info, &m);
+  out.matched = info.matched;
+  out.structurally_singular = info.structurally_singular;
+
+  Vector<char> needy(un, 1);  // missing diagonal entries are zero
+  for (index_t j = 0; j < n; ++j)
+    for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k)
+      if (f.row[k] == j) needy[j] = std::fabs(f.val[k]) * out.scale[j] * out.scale[j] < kSmallDiagonal;
+
+  Vector<index_t> partner;
+  const index_t pairs = split_matching(m, needy, partner);
+  if (pairs == 0) {  // the compressed graph would be the graph itself
+    out.perm = order_compressed(g, nullptr);
+    out.partner = std::move(partner);
+    return out;
+  }
+  Vector<index_t> perm_c = compressed_order(g, partner, order_compressed);
+  Vector<index_t> perm_p = order_compressed(g, nullptr);
+  const Prediction pc = predict(g, perm_c), pp = predict(g, perm_p);
+  out.predicted_flops_compressed = pc.flops;
+  out.predicted_flops_plain = pp.flops;
+  out.compressed = pc.flops <= (1.0 + compressed_slack) * pp.flops && pc.nnz <= (1.0 + compressed_slack) * pp.nnz;
+  if (out.compressed) {
+    out.perm = std::move(perm_c);
+    out.partner = std::move(partner);
+    out.num_pairs = pairs;
+  } else {
+    out.perm = std::move(perm_p);
+    out.partner.assign(un, -1);
   }
   return out;
 }

@@ -55,6 +55,7 @@ extern const char* solver_option_help;
 int cmd_analyse(int argc, char** argv);
 int cmd_generate(int argc, char** argv);
 int cmd_solve(int argc, char** argv);
+int cmd_compare(int argc, char** argv);
 int cmd_demo(int argc, char** argv);
 int cmd_sap(int argc, char** argv);
 int cmd_repro(int argc, char** argv);

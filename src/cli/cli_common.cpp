@@ -108,11 +108,12 @@ std::string Json::str() const {
 
 const std::vector<std::string> solver_option_keys = {"--nemin", "--u", "--small", "--ordering", "--backend", "--threads", "--block-size", "--scaling", "--print-level"};
 const char* solver_option_help =
-    "  --ordering metis|natural|amd|matching|FILE  fill-reducing ordering (default metis); matching: matched\n"
-    "                     2x2 pairs kept together (Hogg & Scott 2013); FILE: a Matrix Market array of\n"
-    "                     1-based positions, as written by `ssids analyse --save-order`\n"
-    "  --scaling none|matching|auction|equilibrate|ordering   scaling S A S computed by factor (default none;\n"
-    "                     ordering: the matching ordering's scaling)\n"
+    "  --ordering matching|metis|natural|amd|FILE  fill-reducing ordering (default matching: METIS on the\n"
+    "                     graph with matched 2x2 pairs kept together, Hogg & Scott 2013, or plain METIS when\n"
+    "                     that is predicted cheaper); FILE: a Matrix Market array of 1-based positions, as\n"
+    "                     written by `ssids analyse --save-order`\n"
+    "  --scaling matching|none|auction|equilibrate|ordering   scaling S A S (default matching: computed by\n"
+    "                     factor, or taken from the matching ordering; ordering: the matching ordering's)\n"
     "  --nemin N          amalgamation parameter (default 32; 1 = fundamental supernodes)\n"
     "  --u U              pivot threshold, clamped to [0, 0.5] (default 0.01)\n"
     "  --small S          zero-pivot tolerance (default 1e-20)\n"
@@ -133,23 +134,25 @@ std::string parse_solver_options(const Args& args, ssids::Options& o) {
   else if (b == "gpu") o.backend = ssids::Backend::gpu;
   else if (b == "auto") o.backend = ssids::Backend::automatic;
   else throw UsageError{"--backend must be cpu, gpu or auto"};
-  const std::string sc = args.get("--scaling", "none");
+  // defaults chosen by measurement over the shared matrices (`ssids compare`, bench/NOTES.md): matching
+  // scaling and ordering; the library's Options keep SPRAL's (none, METIS)
+  const std::string sc = args.get("--scaling", "matching");
   if (sc == "none") o.scaling = ssids::Scaling::none;
   else if (sc == "matching") o.scaling = ssids::Scaling::matching;
   else if (sc == "auction") o.scaling = ssids::Scaling::auction;
   else if (sc == "equilibrate") o.scaling = ssids::Scaling::equilibrate;
   else if (sc == "ordering") o.scaling = ssids::Scaling::from_ordering;
   else throw UsageError{"--scaling must be none, matching, auction, equilibrate or ordering"};
-  std::string ord = args.get("--ordering", "metis");
+  std::string ord = args.get("--ordering", "matching");
   if (ord == "metis") o.ordering = ssids::Ordering::metis;
   else if (ord == "natural") o.ordering = ssids::Ordering::natural;
   else if (ord == "amd") o.ordering = ssids::Ordering::amd;
   else if (ord == "matching") o.ordering = ssids::Ordering::matching;
-  else {
-    o.ordering = ssids::Ordering::user;
-    return ord;
-  }
-  return std::string();
+  else o.ordering = ssids::Ordering::user;
+  // the matching ordering has computed the matching scaling already: factor reuses it
+  if (o.ordering == ssids::Ordering::matching && o.scaling == ssids::Scaling::matching)
+    o.scaling = ssids::Scaling::from_ordering;
+  return o.ordering == ssids::Ordering::user ? ord : std::string();
 }
 
 }  // namespace ssids_cli

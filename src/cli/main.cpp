@@ -18,6 +18,7 @@ const char* main_help =
     "  demo                   generate a KKT system, analyse, factorize and solve it, print a report\n"
     "  solve FILE|gen:SPEC    analyse, factorize and solve a system (b = A*1 unless --rhs)\n"
     "  analyse FILE|gen:SPEC  print the analysis statistics (ordering, tree, predicted nnz(L), flops)\n"
+    "  compare FILE|gen:SPEC  every scaling x ordering side by side: delays, nnz(L), flops, times, backward error\n"
     "  generate KIND ARGS -o FILE.mtx   write a generated matrix\n"
     "  sap FILE|gen:SPEC      solve a nonsymmetric system with SaP (banded preconditioner + Krylov)\n"
     "  repro FILE|gen:SPEC    reproducibility harness: fingerprints of factors and solutions over runs,\n"
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
     if (cmd == "analyse" || cmd == "analyze") return ssids_cli::cmd_analyse(argc, argv);
     if (cmd == "generate") return ssids_cli::cmd_generate(argc, argv);
     if (cmd == "solve") return ssids_cli::cmd_solve(argc, argv);
+    if (cmd == "compare") return ssids_cli::cmd_compare(argc, argv);
     if (cmd == "demo") return ssids_cli::cmd_demo(argc, argv);
     if (cmd == "sap") return ssids_cli::cmd_sap(argc, argv);
     if (cmd == "repro") return ssids_cli::cmd_repro(argc, argv);

@@ -13,9 +13,11 @@
 // (KKT, FEM: n = 1e5 in milliseconds), hundreds on random patterns with random values (n = 1e5: seconds).
 //
 // Conventions: 0-based CSC, both triangles for symmetric matrices, no duplicates; explicit zeros are absent
-// for the matching (they carry no weight). A maximum-cardinality matching is first computed structurally
+// for the matching (they carry no weight). Structurally singular input (the weighted algorithm on the whole
+// matrix meets a column without an augmenting path): a maximum-cardinality matching is computed structurally
 // (depth-first augmenting paths with lookahead, Duff's MC21, ACM TOMS 7, 1981; rows seen by a failed search
-// are never searched again). When it is not perfect (structurally singular input) the weighted algorithm runs on the square submatrix of its rows and columns, where it is perfect. The result
+// are never searched again) and the weighted algorithm runs again on the square submatrix of its rows and
+// columns, where it is perfect. The result
 // is of minimum cost among matchings covering those rows and columns (the duals certify it there), as MC64
 // does for singular matrices; the duals of the unmatched rows and columns are then set to the largest
 // values keeping every reduced cost >= 0, so the scaling bound holds on every entry.
@@ -337,17 +339,16 @@ MatchingResult max_product_matching(index_t n, const offset_t* colptr, const ind
     }
   }
 
-  // structural pass first (cheap, usually O(nnz)): a perfect matching exists iff it finds one
-  structural_matching(n, colptr, rowind, cost, res.row_of_col, res.col_of_row);
-  index_t card = 0;
-  for (index_t j = 0; j < n; ++j) card += res.row_of_col[j] != -1;
+  // weighted pass on everything first: it fails (a free column with no augmenting path) only when the matrix
+  // is structurally singular. The structural pass runs only then: its depth-first searches can cost
+  // O(n nnz) (0.8 s on an n = 80 595 KKT matrix whose weighted pass takes 1 ms), and its matching was never
+  // used for a nonsingular matrix anyway (weighted_assign starts from scratch).
   Vector<double> u, v;
   Vector<char> row_active, col_active;  // empty: everything active
-  if (card == n) {
-    weighted_assign(n, colptr, rowind, cost, row_active, col_active, u, v, res.row_of_col, res.col_of_row,
-                    res.matched);
-  } else {
+  if (!weighted_assign(n, colptr, rowind, cost, row_active, col_active, u, v, res.row_of_col, res.col_of_row,
+                       res.matched)) {
     // structurally singular: restrict to the rows and columns of the maximum matching, where it is perfect
+    structural_matching(n, colptr, rowind, cost, res.row_of_col, res.col_of_row);
     row_active.assign(un, 0);
     col_active.assign(un, 0);
     for (index_t j = 0; j < n; ++j)
