@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "support.hpp"
+
 namespace ssids_test {
 
 std::map<std::string, ManifestEntry> read_manifest(const std::string& dir) {
@@ -72,6 +74,18 @@ bool marked_singular(const std::string& name, const ManifestEntry* e) {
 std::string base_name(const std::string& path) {
   auto k = path.find_last_of('/');
   return k == std::string::npos ? path : path.substr(k + 1);
+}
+
+std::vector<SharedMatrix> shared_matrices(const std::string& symmetry) {
+  std::vector<SharedMatrix> out;
+  const auto manifest = read_manifest(matrices_dir());
+  for (const auto& path : matrix_files()) {
+    const std::string name = base_name(path);
+    auto it = manifest.find(name);
+    if (it == manifest.end() || it->second.symmetry != symmetry) continue;
+    out.push_back(SharedMatrix{path, name, it->second});
+  }
+  return out;
 }
 
 }  // namespace ssids_test

@@ -173,21 +173,18 @@ TEST_SUITE("gpu") {
 
   TEST_CASE("GPU: every shared symmetric matrix") {
     if (!need_gpu()) return;
-    auto files = ssids_test::matrix_files();
-    if (files.empty()) {
+    const auto matrices = ssids_test::shared_matrices("symmetric");
+    if (matrices.empty()) {
       ssids_test::skip("no test matrices");
       return;
     }
-    auto manifest = ssids_test::read_manifest(ssids_test::matrices_dir());
     int done = 0;
-    for (const auto& path : files) {
-      const std::string name = ssids_test::base_name(path);
-      auto it = manifest.find(name);
-      if (it == manifest.end() || it->second.symmetry != "symmetric") continue;
+    for (const auto& sm : matrices) {
+      const std::string& name = sm.name;
       CAPTURE(name);
-      auto a = read_symmetric(path);
+      auto a = read_symmetric(sm.path);
       auto c = compare(a, Options());
-      const auto& e = it->second;
+      const auto& e = sm.entry;
       const bool singular = ssids_test::marked_singular(name, &e);
       check_gpu_factors(c.gpu, a.n, 0.01);
       CHECK(c.gpu.backward_error < (singular ? 1e-10 : 1e-13));

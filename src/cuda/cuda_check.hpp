@@ -49,6 +49,20 @@ inline void device_free_async(void* p, cudaStream_t s) noexcept {
   device_allocation_released();
 }
 
+/// A non-blocking CUDA stream owned by its scope.
+class Stream {
+ public:
+  Stream() { check_cuda(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  void sync() const { check_cuda(cudaStreamSynchronize(s_), "cudaStreamSynchronize"); }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
 /// Device array of T that grows on demand (contents are not preserved by grow()).
 template <class T>
 class DeviceBuffer {

@@ -58,19 +58,6 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
-class Stream {
- public:
-  Stream() { check_cuda(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  ~Stream() { cudaStreamDestroy(s_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-  void sync() const { check_cuda(cudaStreamSynchronize(s_), "cudaStreamSynchronize"); }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
 template <class T>
 void upload(DeviceBuffer<T>& d, const Vector<T>& h, cudaStream_t s) {
   d.upload(h.data(), h.size(), s);
@@ -190,6 +177,35 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dupd, 
   launch_update(dupd.get(), static_cast<int>(small.size()), ntiles, st);
 }
 
+/// The memory plan: L with 10% slack for delayed pivots (as SPRAL), the largest level's fronts and two
+/// levels' contribution blocks (the buffers of consecutive levels), the values and the analysis' maps.
+/// Checked against the device's free memory before anything big is allocated, so that a problem too large
+/// for the GPU fails at once with a clear message (Error(allocation), flag -50) instead of half-way.
+/// Buffers still grow between levels when delays outgrow the plan; a real out-of-memory then is the same
+/// error with the CUDA message.
+void check_device_memory(const Symbolic& sym, long long l_guess) {
+  long long front_max = 0, cb_max = 0, cb_prev = 0;
+  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
+    long long fronts = 0, cbs = 0;
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const long long m = sym.nrow(sym.level_nodes[k]), c = m - sym.ncol(sym.level_nodes[k]);
+      fronts += m * m;
+      cbs += c * c;
+    }
+    front_max = std::max(front_max, fronts);
+    cb_max = std::max(cb_max, cbs + cb_prev);
+    cb_prev = cbs;
+  }
+  const double need = 8.0 * (static_cast<double>(l_guess) + front_max + cb_max + sym.nnz_in) +
+                      4.0 * (static_cast<double>(sym.rlist.size()) * 2 + sym.amap.size() * 3);
+  std::size_t free_b = 0, total_b = 0;
+  check_cuda(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  if (need > static_cast<double>(free_b))
+    throw Error(flag::allocation, "the GPU factorization needs about " + std::to_string(need / (1 << 30)) +
+                                      " GiB of device memory, only " + std::to_string(free_b / double(1 << 30)) +
+                                      " GiB are free");
+}
+
 /// Per-node results kept on the host while levels are processed.
 struct NodeInfo {
   int m = 0, p = 0, ndelay = 0, nelim = 0;
@@ -243,6 +259,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Vector<NodeInfo> info(sym.nsup);
   long long l_used = 0, rows_used = 0, d_used = 0;
   const long long l_guess = static_cast<long long>(sym.num_factor + sym.num_factor / 10) + 1;
+  check_device_memory(sym, l_guess);
   dL.reserve_discard(static_cast<size_t>(l_guess));
   dRows.reserve_discard(static_cast<size_t>(sym.rlist.size()) + sym.n + 1);
   dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2);

@@ -284,18 +284,6 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   }
 }
 
-class OwnStream {
- public:
-  OwnStream() { check_cuda(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  ~OwnStream() { cudaStreamDestroy(s_); }
-  OwnStream(const OwnStream&) = delete;
-  OwnStream& operator=(const OwnStream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
 }  // namespace
 
 void solve_gpu(const NumericFactors& f, SolveJob job, int nrhs, double* x, offset_t ldx, bool x_on_device,
@@ -309,7 +297,7 @@ void solve_gpu(const NumericFactors& f, SolveJob job, int nrhs, double* x, offse
     solve_on_device(f, job, nrhs, x, ldx, st, &error_flag, &flags);
     return;  // asynchronous: a dependency time-out (an internal error) cannot be reported here
   }
-  OwnStream own;
+  Stream own;
   const cudaStream_t st = own.get();
   const std::size_t n = static_cast<std::size_t>(f.n);
   int error = 0;

@@ -61,6 +61,26 @@ __device__ __forceinline__ void put(const BlockRegs& b, double (*t)[T + 1]) {
   }
 }
 
+/// Forward update of row i: v(i) -= sum over j < n (in order) of t[i][j] y(j), for the thread's right-hand sides.
+__device__ __forceinline__ void subtract_rows(double (*v)[T], const double (*t)[T + 1], const double (*y)[T], int i,
+                                              int g, int nrhs, int n) {
+  for (int q = g; q < nrhs; q += G) {
+    double acc = v[q][i];
+    for (int j = 0; j < n; ++j) acc -= t[i][j] * y[q][j];
+    v[q][i] = acc;
+  }
+}
+
+/// Backward update of column i: v(i) -= sum over r < n (in order) of t[r][i] w(r), likewise.
+__device__ __forceinline__ void subtract_columns(double (*v)[T], const double (*t)[T + 1], const double (*w)[T], int i,
+                                                 int g, int nrhs, int n) {
+  for (int q = g; q < nrhs; q += G) {
+    double acc = v[q][i];
+    for (int r = 0; r < n; ++r) acc -= t[r][i] * w[q][r];
+    v[q][i] = acc;
+  }
+}
+
 /// Loads t[r][j] = L(r0 + r, c0 + j) for r < nr, j < nc.
 __device__ __forceinline__ void load_block(double (*t)[T + 1], const double* L, long long m, int r0, int c0, int nr,
                                            int nc) {
@@ -119,13 +139,7 @@ __global__ void __launch_bounds__(NT) forward_sweep_kernel(SolveArgs a) {
     }
     if (tt + 1 < ndep) fetch(next, L, m, r0, c0 + T, nr, min(T, nd.ne - c0 - T));
     __syncthreads();
-    if (i < nr) {
-      for (int q = g; q < a.nrhs; q += G) {
-        double acc = v[q][i];
-        for (int j = 0; j < tb; ++j) acc -= t[i][j] * y[q][j];
-        v[q][i] = acc;
-      }
-    }
+    if (i < nr) subtract_rows(v, t, y, i, g, a.nrhs, tb);
     __syncthreads();
   }
   // 4. the block's own diagonal tile
@@ -155,12 +169,7 @@ __global__ void __launch_bounds__(NT) forward_sweep_kernel(SolveArgs a) {
     if (nr > tb) {
       load_block(t, L, m, r0, r0, nr, tb);
       __syncthreads();
-      if (i >= tb && i < nr)
-        for (int q = g; q < a.nrhs; q += G) {
-          double acc = v[q][i];
-          for (int j = 0; j < tb; ++j) acc -= t[i][j] * y[q][j];
-          v[q][i] = acc;
-        }
+      if (i >= tb && i < nr) subtract_rows(v, t, y, i, g, a.nrhs, tb);
     }
     for (int q = g; q < a.nrhs; q += G) {
       if (i < tb) {
@@ -217,12 +226,7 @@ __global__ void __launch_bounds__(NT) backward_sweep_kernel(SolveArgs a) {
     }
     if (r0 + T < nd.m) fetch(next, L, m, r0 + T, c0, min(T, nd.m - r0 - T), tb);
     __syncthreads();
-    if (i < tb)
-      for (int q = g; q < a.nrhs; q += G) {
-        double acc = v[q][i];
-        for (int r = 0; r < nr; ++r) acc -= t[r][i] * w[q][r];
-        v[q][i] = acc;
-      }
+    if (i < tb) subtract_columns(v, t, w, i, g, a.nrhs, nr);
   }
   // 3. the node's later tiles, last first, as they are solved
   if (nd.ntile - 1 > task.blk) {
@@ -242,12 +246,7 @@ __global__ void __launch_bounds__(NT) backward_sweep_kernel(SolveArgs a) {
     }
     if (tt - 1 > task.blk) fetch(next, L, m, r0 - T, c0, T, tb);
     __syncthreads();
-    if (i < tb)
-      for (int q = g; q < a.nrhs; q += G) {
-        double acc = v[q][i];
-        for (int r = 0; r < nr; ++r) acc -= t[r][i] * w[q][r];
-        v[q][i] = acc;
-      }
+    if (i < tb) subtract_columns(v, t, w, i, g, a.nrhs, nr);
   }
   __syncthreads();
   // 4. the transposed diagonal tile

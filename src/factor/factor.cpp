@@ -117,13 +117,21 @@ bool Factors::on_device() const { return need(f_).device != nullptr; }
 Mode Factors::mode() const { return need(f_).mode; }
 Backend Factors::backend() const { return need(f_).backend; }
 
-void Factors::solve_device(SolveJob job, int nrhs, double* dx, offset_t ldx, void* stream, Inform& inform) const {
-  const auto t0 = std::chrono::steady_clock::now();
-  if (!f_) throw Error(flag::call_sequence, "solve called before factor");
-  const detail::NumericFactors& f = *f_;
+namespace {
+/// The argument checks every solve entry point shares; returns the factors.
+const detail::NumericFactors& checked_solve_args(const std::shared_ptr<const detail::NumericFactors>& fp, SolveJob job,
+                                                 int nrhs, offset_t ldx) {
+  if (!fp) throw Error(flag::call_sequence, "solve called before factor");
   const int j = static_cast<int>(job);
   if (j < 0 || j > 4) throw Error(flag::bad_job, "invalid solve job " + std::to_string(j));
-  if (nrhs < 1 || ldx < f.n) throw Error(flag::bad_ldx, "nrhs < 1 or ldx < n");
+  if (nrhs < 1 || ldx < fp->n) throw Error(flag::bad_ldx, "nrhs < 1 or ldx < n");
+  return *fp;
+}
+}  // namespace
+
+void Factors::solve_device(SolveJob job, int nrhs, double* dx, offset_t ldx, void* stream, Inform& inform) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const detail::NumericFactors& f = checked_solve_args(f_, job, nrhs, ldx);
   if (!f.device) throw Error(flag::no_cuda, "solve_device needs factors on the GPU (factorize with the GPU backend)");
   if (f.n == 0) return;
   if (!dx) throw Error(flag::missing_data, "the right-hand side array is missing");
@@ -133,11 +141,7 @@ void Factors::solve_device(SolveJob job, int nrhs, double* dx, offset_t ldx, voi
 
 void Factors::solve(SolveJob job, int nrhs, double* x, offset_t ldx, Inform& inform, Backend where) const {
   const auto t0 = std::chrono::steady_clock::now();
-  if (!f_) throw Error(flag::call_sequence, "solve called before factor");
-  const detail::NumericFactors& f = *f_;
-  const int j = static_cast<int>(job);
-  if (j < 0 || j > 4) throw Error(flag::bad_job, "invalid solve job " + std::to_string(j));
-  if (nrhs < 1 || ldx < f.n) throw Error(flag::bad_ldx, "nrhs < 1 or ldx < n");
+  const detail::NumericFactors& f = checked_solve_args(f_, job, nrhs, ldx);
   if (where == Backend::gpu && !f.device)
     throw Error(flag::no_cuda, "a GPU solve needs factors on the GPU (factorize with the GPU backend)");
   if (f.n == 0) return;
