@@ -12,4 +12,5 @@
 #include "ssids/memory.hpp"
 #include "ssids/options.hpp"
 #include "ssids/refine.hpp"
+#include "ssids/tridiag.hpp"
 #include "ssids/types.hpp"

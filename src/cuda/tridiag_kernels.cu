@@ -1,0 +1,415 @@
+// tridiag_kernels.cu — ssids::tridiag on the GPU: the partitioned cyclic reduction (one thread block of
+// bsz/2 threads per block of bsz rows, the block's equations in shared memory; the coefficient reduction is
+// made once by factor and reused by every solve) and the splitting iteration for quasi-tridiagonal systems
+// (SpMV of S and the vector operations on the device; only beta and ||x|| come back each iteration).
+// The arithmetic of a block is src/tridiag/pcr_core.hpp, which the CPU twin runs too: bitwise agreement.
+// Deterministic: no floating-point atomics (the only atomic is an integer atomicMin of a tiny pivot's row).
+#include <algorithm>
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/tridiag_kernels.cuh"
+#include "factor/factor_gpu.hpp"
+#include "ssids/error.hpp"
+#include "tridiag/pcr_core.hpp"
+#include "tridiag/tridiag_internal.hpp"
+
+namespace ssids {
+namespace detail {
+
+namespace pcr_gpu {
+
+constexpr int kReduceThreads = 256;
+
+__device__ __forceinline__ double nan_max(double m, double r) { return (r <= m) ? m : r; }  // NaN in r wins
+
+__device__ void block_max(double* sh, double v) {
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) {
+      const double o = sh[threadIdx.x + s], m = sh[threadIdx.x];
+      sh[threadIdx.x] = (m != m) ? m : nan_max(m, o);
+    }
+    __syncthreads();
+  }
+}
+
+__global__ void norm_partial_kernel(long long n, const double* dl, const double* d, const double* du, double* out) {
+  __shared__ double sh[kReduceThreads];
+  double m = 0.0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    const double l = i > 0 ? fabs(dl[i]) : 0.0, u = i + 1 < n ? fabs(du[i]) : 0.0;
+    const double r = (l + fabs(d[i])) + u;
+    if (m == m) m = nan_max(m, r);
+  }
+  block_max(sh, m);
+  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+}
+
+__global__ void max_final_kernel(int n, const double* in, int two, double* out) {
+  __shared__ double sh[kReduceThreads];
+  for (int part = 0; part < (two ? 2 : 1); ++part) {
+    double m = 0.0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+      if (m == m) m = nan_max(m, in[part * n + i]);
+    block_max(sh, m);
+    if (threadIdx.x == 0) out[part] = sh[0];
+    __syncthreads();
+  }
+}
+
+__global__ void factor_level_kernel(long long nl, int bsz, double* a, double* b, double* c, double* tr, double* tl,
+                                    double* v, double* w, double* na, double* nb, double* nc, double thr,
+                                    unsigned long long* bad) {
+  extern __shared__ double sh[];
+  const long long j = blockIdx.x;
+  const pcr::Block blk = pcr::block_of(nl, bsz, j);
+  const int m = blk.m, tid = threadIdx.x, nth = blockDim.x;
+  const long long base = blk.s + 1;
+  double *sa = sh, *sb = sa + bsz, *sc = sb + bsz, *str = sc + bsz, *stl = str + bsz, *sv = stl + bsz,
+         *sw = sv + bsz;
+  for (int t = tid; t < m; t += nth) {
+    sa[t] = a[base + t];
+    sb[t] = b[base + t];
+    sc[t] = c[base + t];
+    str[t] = 0.0;
+    stl[t] = 0.0;
+    sv[t] = 0.0;
+    sw[t] = 0.0;
+  }
+  __syncthreads();
+  if (tid == 0 && m > 0) {
+    const double f0 = sa[0], gl = sc[m - 1];
+    sa[0] = 0.0;
+    sc[m - 1] = 0.0;
+    sv[0] = f0;
+    sw[m - 1] = gl;
+  }
+  __syncthreads();
+  pcr::reduce_coefficients(m, sa, sb, sc, str, stl, tid, nth, pcr::BlockSync{});
+  __syncthreads();
+  for (int t = tid; t < m; t += nth)
+    if (!pcr::pivot_ok(sb[t], thr)) atomicMin(bad, static_cast<unsigned long long>(base + t));
+  pcr::reduce_rhs(m, sv, str, stl, tid, nth, pcr::BlockSync{});
+  pcr::back_substitute(m, sv, sa, sb, sc, tid, nth, pcr::BlockSync{});
+  pcr::reduce_rhs(m, sw, str, stl, tid, nth, pcr::BlockSync{});
+  pcr::back_substitute(m, sw, sa, sb, sc, tid, nth, pcr::BlockSync{});
+  __syncthreads();
+  for (int t = tid; t < m; t += nth) {
+    a[base + t] = sa[t];
+    b[base + t] = sb[t];
+    c[base + t] = sc[t];
+    tr[base + t] = str[t];
+    tl[base + t] = stl[t];
+    v[base + t] = sv[t];
+    w[base + t] = sw[t];
+  }
+  if (tid == 0) {
+    const long long s = blk.s, e = blk.e;
+    const double v0 = m > 0 ? sv[0] : 0.0, vl = m > 0 ? sv[m - 1] : 0.0;
+    const double w0 = m > 0 ? sw[0] : 0.0, wl = m > 0 ? sw[m - 1] : 0.0;
+    pcr::interface_rows(blk, a[s], b[s], c[s], a[e], b[e], c[e], v0, vl, w0, wl, na + 2 * j, nb + 2 * j, nc + 2 * j);
+  }
+}
+
+__global__ void tiny_factor_kernel(int r, const double* a, const double* b, const double* c, double thr, double* t,
+                                   unsigned long long* bad) {
+  const int k = pcr::tiny_factor(r, a, b, c, thr, t);
+  if (k >= 0) *bad = static_cast<unsigned long long>(k);
+}
+
+__global__ void solve_down_kernel(long long nl, int bsz, const double* a, const double* b, const double* c,
+                                  const double* tr, const double* tl, double* d, long long ldd, double* nd,
+                                  long long ldnd) {
+  extern __shared__ double sd[];
+  const long long j = blockIdx.x;
+  d += blockIdx.y * ldd;
+  nd += blockIdx.y * ldnd;
+  const pcr::Block blk = pcr::block_of(nl, bsz, j);
+  const int m = blk.m, tid = threadIdx.x, nth = blockDim.x;
+  const long long base = blk.s + 1;
+  for (int t = tid; t < m; t += nth) sd[t] = d[base + t];
+  __syncthreads();
+  pcr::reduce_rhs(m, sd, tr + base, tl + base, tid, nth, pcr::BlockSync{});
+  pcr::back_substitute(m, sd, a + base, b + base, c + base, tid, nth, pcr::BlockSync{});
+  for (int t = tid; t < m; t += nth) d[base + t] = sd[t];
+  __syncthreads();
+  if (tid == 0) pcr::interface_rhs(blk, a, c, d, nd + 2 * j);
+}
+
+__global__ void tiny_solve_kernel(int r, const double* t, double* d, long long ldd, int nrhs) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < nrhs) pcr::tiny_solve(r, t, d + k * ldd);
+}
+
+__global__ void solve_up_kernel(long long nl, int bsz, const double* v, const double* w, double* d, long long ldd,
+                                const double* nx, long long ldnx) {
+  d += blockIdx.y * ldd;
+  nx += blockIdx.y * ldnx;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < nl; i += (long long)gridDim.x * blockDim.x) {
+    const long long j = i / bsz;
+    const pcr::Block blk = pcr::block_of(nl, bsz, j);
+    d[i] = pcr::up_value(blk, i, d, v, w, nx + 2 * j);
+  }
+}
+
+__global__ void residual_kernel(long long n, const offset_t* ptr, const index_t* col, const double* val,
+                                const double* b, const double* x, double* r) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    double s = b[i];
+    for (offset_t p = ptr[i]; p < ptr[i + 1]; ++p) s = pcr::sub(s, pcr::mul(val[p], x[col[p]]));
+    r[i] = s;
+  }
+}
+
+__global__ void step_norm_partial_kernel(long long n, const double* xn, const double* xo, double* out) {
+  __shared__ double sh[kReduceThreads];
+  double beta = 0.0, xm = 0.0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    if (beta == beta) beta = nan_max(beta, fabs(pcr::sub(xn[i], xo[i])));
+    if (xm == xm) xm = nan_max(xm, fabs(xn[i]));
+  }
+  block_max(sh, beta);
+  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+  __syncthreads();
+  block_max(sh, xm);
+  if (threadIdx.x == 0) out[gridDim.x + blockIdx.x] = sh[0];
+}
+
+}  // namespace pcr_gpu
+
+// ---------------------------------------------------------------------------------------------------------
+
+struct PcrDevice {
+  index_t n = 0;
+  int bsz = 0;
+  std::vector<long long> sizes;   // order of each level
+  std::vector<std::size_t> off;   // offset of each level's 7 arrays in store (a, b, c, tr, tl, v, w)
+  int tiny_r = 0;
+  std::size_t tiny_off = 0;       // 4 doubles
+  DeviceBuffer<double> store;
+  const double* arr(std::size_t lev, int which) const { return store.get() + off[lev] + which * sizes[lev]; }
+  double* arr(std::size_t lev, int which) { return store.get() + off[lev] + which * sizes[lev]; }
+};
+
+namespace {
+
+using namespace pcr_gpu;
+
+cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
+
+int grid_for(long long n, int threads, int cap = 4096) {
+  long long g = (n + threads - 1) / threads;
+  return static_cast<int>(std::max(1LL, std::min<long long>(g, cap)));
+}
+
+/// Stream-ordered scratch that is freed (stream-ordered) on every exit path.
+struct AsyncScratch {
+  double* p = nullptr;
+  cudaStream_t s;
+  AsyncScratch(std::size_t count, cudaStream_t st, const char* what) : s(st) {
+    device_malloc_async(reinterpret_cast<void**>(&p), count * sizeof(double), st, what);
+  }
+  ~AsyncScratch() { device_free_async(p, s); }
+  AsyncScratch(const AsyncScratch&) = delete;
+  AsyncScratch& operator=(const AsyncScratch&) = delete;
+};
+
+void device_solve(const PcrDevice& f, int nrhs, double* b, long long ldb, cudaStream_t st) {
+  const std::size_t nlev = f.sizes.size();
+  // scratch: the reduced right-hand sides of levels 1.. and of the final system, nrhs columns each
+  std::vector<std::size_t> woff(nlev + 1, 0);
+  std::size_t total = 0;
+  for (std::size_t lev = 1; lev <= nlev; ++lev) {
+    woff[lev] = total;
+    const long long nr = lev < nlev ? f.sizes[lev] : f.tiny_r;
+    total += static_cast<std::size_t>(nr) * nrhs;
+  }
+  AsyncScratch work(total, st, "tridiag solve workspace");
+  auto level_d = [&](std::size_t lev) { return lev == 0 ? b : work.p + woff[lev]; };
+  auto level_ld = [&](std::size_t lev) -> long long {
+    return lev == 0 ? ldb : (lev < nlev ? f.sizes[lev] : f.tiny_r);
+  };
+  const int threads = f.bsz / 2;
+  for (int c0 = 0; c0 < nrhs; c0 += 65535) {
+    const int nc = std::min(65535, nrhs - c0);
+    for (std::size_t lev = 0; lev < nlev; ++lev) {
+      const long long nl = f.sizes[lev];
+      const unsigned q = static_cast<unsigned>((nl + f.bsz - 1) / f.bsz);
+      solve_down_kernel<<<dim3(q, nc), threads, f.bsz * sizeof(double), st>>>(
+          nl, f.bsz, f.arr(lev, 0), f.arr(lev, 1), f.arr(lev, 2), f.arr(lev, 3), f.arr(lev, 4),
+          level_d(lev) + c0 * level_ld(lev), level_ld(lev), level_d(lev + 1) + c0 * level_ld(lev + 1),
+          level_ld(lev + 1));
+      check_launch("tridiag solve_down_kernel");
+    }
+    tiny_solve_kernel<<<(nc + 127) / 128, 128, 0, st>>>(f.tiny_r, f.store.get() + f.tiny_off,
+                                                        level_d(nlev) + c0 * level_ld(nlev), level_ld(nlev), nc);
+    check_launch("tridiag tiny_solve_kernel");
+    for (std::size_t lev = nlev; lev-- > 0;) {
+      const long long nl = f.sizes[lev];
+      solve_up_kernel<<<dim3(grid_for(nl, 256), nc), 256, 0, st>>>(
+          nl, f.bsz, f.arr(lev, 5), f.arr(lev, 6), level_d(lev) + c0 * level_ld(lev), level_ld(lev),
+          level_d(lev + 1) + c0 * level_ld(lev + 1), level_ld(lev + 1));
+      check_launch("tridiag solve_up_kernel");
+    }
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<PcrDevice> pcr_gpu_factor(index_t n, const double* dl, const double* d, const double* du,
+                                          bool on_device, void* stream, const tridiag::Options& options) {
+  std::string why;
+  if (!gpu_available(&why)) throw Error(flag::no_cuda, why);
+  const cudaStream_t st = as_stream(stream);
+  auto f = std::make_shared<PcrDevice>();
+  f->n = n;
+  f->bsz = options.block_rows;
+  f->sizes = pcr_level_sizes(n, f->bsz);
+  const std::size_t nlev = f->sizes.size();
+  f->tiny_r = static_cast<int>(pcr::reduced_size(f->sizes.back(), f->bsz));
+  std::size_t total = 0;
+  for (long long s : f->sizes) {
+    f->off.push_back(total);
+    total += 7 * static_cast<std::size_t>(s);
+  }
+  // the final system's coefficients (3 * tiny_r) and its factors (4)
+  const std::size_t fin_off = total;
+  total += 3 * 2;
+  f->tiny_off = total;
+  total += 4;
+  f->store.reserve_discard(total);
+  check_cuda(cudaMemsetAsync(f->store.get(), 0, total * sizeof(double), st), "cudaMemsetAsync");
+
+  // level 0 coefficients, with dl[0] = du[n-1] = 0
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(double);
+  const cudaMemcpyKind kind = on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+  check_cuda(cudaMemcpyAsync(f->arr(0, 0), dl, bytes, kind, st), "cudaMemcpyAsync dl");
+  check_cuda(cudaMemcpyAsync(f->arr(0, 1), d, bytes, kind, st), "cudaMemcpyAsync d");
+  check_cuda(cudaMemcpyAsync(f->arr(0, 2), du, bytes, kind, st), "cudaMemcpyAsync du");
+  check_cuda(cudaMemsetAsync(f->arr(0, 0), 0, sizeof(double), st), "cudaMemsetAsync");
+  check_cuda(cudaMemsetAsync(f->arr(0, 2) + (n - 1), 0, sizeof(double), st), "cudaMemsetAsync");
+
+  DeviceBuffer<unsigned long long> bad;
+  bad.reserve_discard(nlev + 1);
+  check_cuda(cudaMemsetAsync(bad.get(), 0xFF, (nlev + 1) * sizeof(unsigned long long), st), "cudaMemsetAsync");
+
+  // the scale of the tiny-pivot test
+  double anorm = 0;
+  if (on_device) {
+    const int parts = grid_for(n, kReduceThreads, 1024);
+    DeviceBuffer<double> tmp;
+    tmp.reserve_discard(parts + 1);
+    norm_partial_kernel<<<parts, kReduceThreads, 0, st>>>(n, f->arr(0, 0), f->arr(0, 1), f->arr(0, 2), tmp.get());
+    check_launch("tridiag norm_partial_kernel");
+    max_final_kernel<<<1, kReduceThreads, 0, st>>>(parts, tmp.get(), 0, tmp.get() + parts);
+    check_launch("tridiag max_final_kernel");
+    check_cuda(cudaMemcpyAsync(&anorm, tmp.get() + parts, sizeof(double), cudaMemcpyDeviceToHost, st),
+               "cudaMemcpyAsync D2H");
+    check_cuda(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+  } else {
+    anorm = tridiag_norm(n, dl, d, du);
+  }
+  const double thr = options.pivot_tolerance * anorm;
+
+  const int threads = f->bsz / 2;
+  const std::size_t shmem = 7 * static_cast<std::size_t>(f->bsz) * sizeof(double);
+  for (std::size_t lev = 0; lev < nlev; ++lev) {
+    const long long nl = f->sizes[lev];
+    const unsigned q = static_cast<unsigned>((nl + f->bsz - 1) / f->bsz);
+    double* next = lev + 1 < nlev ? f->arr(lev + 1, 0) : f->store.get() + fin_off;
+    const long long nr = lev + 1 < nlev ? f->sizes[lev + 1] : f->tiny_r;
+    factor_level_kernel<<<q, threads, shmem, st>>>(nl, f->bsz, f->arr(lev, 0), f->arr(lev, 1), f->arr(lev, 2),
+                                                   f->arr(lev, 3), f->arr(lev, 4), f->arr(lev, 5), f->arr(lev, 6),
+                                                   next, next + nr, next + 2 * nr, thr, bad.get() + lev);
+    check_launch("tridiag factor_level_kernel");
+  }
+  {
+    const double* fin = f->store.get() + fin_off;
+    const int r = f->tiny_r;
+    tiny_factor_kernel<<<1, 1, 0, st>>>(r, fin, fin + r, fin + 2 * r, thr, f->store.get() + f->tiny_off,
+                                        bad.get() + nlev);
+    check_launch("tridiag tiny_factor_kernel");
+  }
+  std::vector<unsigned long long> hbad(nlev + 1);
+  check_cuda(cudaMemcpyAsync(hbad.data(), bad.get(), (nlev + 1) * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                             st),
+             "cudaMemcpyAsync D2H");
+  check_cuda(cudaStreamSynchronize(st), "tridiag factor");
+  for (std::size_t lev = 0; lev <= nlev; ++lev)
+    if (hbad[lev] != ULLONG_MAX)
+      throw Error(flag::singular, tiny_pivot_message("solver (partitioned cyclic reduction)", int(lev),
+                                                     static_cast<long long>(hbad[lev])));
+  return f;
+}
+
+void pcr_gpu_solve(const PcrDevice& f, int nrhs, double* b, offset_t ldb, bool on_device, void* stream) {
+  const cudaStream_t st = as_stream(stream);
+  if (on_device) {
+    device_solve(f, nrhs, b, ldb, st);
+    return;
+  }
+  const std::size_t n = static_cast<std::size_t>(f.n);
+  DeviceBuffer<double> db;
+  db.reserve_discard(n * nrhs);
+  check_cuda(cudaMemcpy2DAsync(db.get(), n * sizeof(double), b, ldb * sizeof(double), n * sizeof(double), nrhs,
+                               cudaMemcpyHostToDevice, st),
+             "cudaMemcpy2DAsync H2D");
+  device_solve(f, nrhs, db.get(), static_cast<long long>(n), st);
+  check_cuda(cudaMemcpy2DAsync(b, ldb * sizeof(double), db.get(), n * sizeof(double), n * sizeof(double), nrhs,
+                               cudaMemcpyDeviceToHost, st),
+             "cudaMemcpy2DAsync D2H");
+  check_cuda(cudaStreamSynchronize(st), "tridiag solve");
+}
+
+tridiag::SplittingResult pcr_gpu_splitting(const PcrDevice& f, const CsrMatrix& s, const double* b, double* x,
+                                           const tridiag::SplittingOptions& options) {
+  const cudaStream_t st = nullptr;
+  const long long n = f.n;
+  const offset_t nnz = s.nnz();
+  DeviceBuffer<offset_t> dptr;
+  DeviceBuffer<index_t> dcol;
+  DeviceBuffer<double> dval, db, dxa, dxb, dnorm;
+  dptr.upload(s.ptr.data(), static_cast<std::size_t>(n + 1), st);
+  dcol.reserve_discard(static_cast<std::size_t>(nnz));
+  dval.reserve_discard(static_cast<std::size_t>(nnz));
+  if (nnz) {
+    check_cuda(cudaMemcpyAsync(dcol.get(), s.col.data(), nnz * sizeof(index_t), cudaMemcpyHostToDevice, st), "H2D");
+    check_cuda(cudaMemcpyAsync(dval.get(), s.val.data(), nnz * sizeof(double), cudaMemcpyHostToDevice, st), "H2D");
+  }
+  db.upload(b, static_cast<std::size_t>(n), st);
+  dxa.reserve_discard(static_cast<std::size_t>(n));  // x^{m-1}
+  dxb.reserve_discard(static_cast<std::size_t>(n));  // right-hand side, then x^m
+  check_cuda(cudaMemsetAsync(dxa.get(), 0, n * sizeof(double), st), "cudaMemsetAsync");
+  check_cuda(cudaMemcpyAsync(dxb.get(), db.get(), n * sizeof(double), cudaMemcpyDeviceToDevice, st), "D2D");
+  const int parts = grid_for(n, kReduceThreads, 1024);
+  dnorm.reserve_discard(2 * parts + 2);
+  double* xo = dxa.get();
+  double* xn = dxb.get();
+  tridiag::SplittingResult r;
+  double beta_prev = 0;
+  int stalls = 0;
+  double h[2] = {0, 0};
+  for (int m = 1;; ++m) {
+    device_solve(f, 1, xn, n, st);  // xn = x^m
+    step_norm_partial_kernel<<<parts, kReduceThreads, 0, st>>>(n, xn, xo, dnorm.get());
+    check_launch("tridiag step_norm_partial_kernel");
+    max_final_kernel<<<1, kReduceThreads, 0, st>>>(parts, dnorm.get(), 1, dnorm.get() + 2 * parts);
+    check_launch("tridiag max_final_kernel");
+    check_cuda(cudaMemcpyAsync(h, dnorm.get() + 2 * parts, 2 * sizeof(double), cudaMemcpyDeviceToHost, st), "D2H");
+    check_cuda(cudaStreamSynchronize(st), "tridiag splitting iteration");
+    std::swap(xo, xn);  // xo = x^m
+    if (splitting_step_done(h[0], h[1], m, beta_prev, stalls, options, r)) break;
+    residual_kernel<<<grid_for(n, 256), 256, 0, st>>>(n, dptr.get(), dcol.get(), dval.get(), db.get(), xo, xn);
+    check_launch("tridiag residual_kernel");
+  }
+  check_cuda(cudaMemcpyAsync(x, xo, n * sizeof(double), cudaMemcpyDeviceToHost, st), "D2H");
+  check_cuda(cudaStreamSynchronize(st), "tridiag splitting iteration");
+  return r;
+}
+
+}  // namespace detail
+}  // namespace ssids
