@@ -1,4 +1,4 @@
-// front_kernels.cuh — task records and launchers of the level-batched GPU factorization kernels.
+// front_kernels.cuh — launchers (task records: cuda/front_tasks.hpp) of the level-batched GPU factorization kernels.
 //
 // Fronts of one level live in one device buffer; front f is an m x m column-major matrix (ld = m) of
 // which only the lower triangle is used. Row/column order inside a front is that of the CPU path:
@@ -10,95 +10,11 @@
 
 #include <cstdint>
 
+#include "cuda/front_tasks.hpp"
+
 namespace ssids {
 namespace detail {
 namespace gpu {
-
-/// Largest pivot window factorized by one thread block (a-posteriori pivoting, Hogg et al. 2016 §3.2).
-constexpr int max_window = 64;
-
-struct FrontDesc {
-  long long off;      ///< offset of the front in the level front buffer (doubles)
-  long long var_off;  ///< offset of the front's variable list (m ints) in the level variable buffer
-  long long d_off;    ///< offset of the front's D (2p doubles) in the level D buffer
-  int m, p, ncol, ndelay, node;
-};
-
-/// Unique target of the entries of A in a front: value = sum over srcs of val[src] (* scale products).
-struct ATarget {
-  int lrow, lcol;          ///< local row (before the delay shift) and column
-  int src_begin, src_end;  ///< range in the src list
-  int orig_row, orig_col;  ///< original variables, for the scaling
-};
-
-/// One child's contribution block to add into its parent's front (one launch per child rank).
-struct ChildTask {
-  int parent;            ///< index of the parent in the level's FrontDesc array
-  int mc;                ///< order of the contribution block
-  int nd;                ///< delayed columns of the child (the first nd rows/cols of its block)
-  int delay_pos;         ///< where the child's delayed columns go in the parent front
-  int child_ncol;        ///< eliminated columns planned for the child (cmap offset)
-  long long cb_off;      ///< offset of the child's contribution block in the previous level's CB buffer
-  long long cmap_off;    ///< rptr[child]: its cmap entries start here
-  long long child_vars;  ///< offset of the child's final variable list (rows) in the rows buffer
-  int child_nelim;       ///< columns the child eliminated (its delayed variables follow them)
-};
-
-/// One front in the dense loop: factorize the window [k+s, k+s+w) of the fully summed columns.
-struct WindowTask {
-  int front;  ///< index in the level's FrontDesc array
-  int k, s, w;
-  long long lt_off;    ///< offset of the front's (m-k) x w scratch for the computed L (doubles)
-  long long scr_off;   ///< offset of the front's integer scratch (3 * (s + w) ints)
-  long long s_off;     ///< offset of the window's factorized block (w x w doubles) in the S scratch
-  long long rb_begin;  ///< first row block of this task in the apply_window launch
-};
-
-/// What factor_window found, completed by apply_window (fail_pos) and read by commit_window.
-struct WindowResult {
-  int np;          ///< pivots chosen in the window (a 2x2 counts 2)
-  int stop_pos;    ///< posdef: position of a pivot that is not positive, else max_window
-  int fail_pos;    ///< first pivot position with a multiplier over 1/u (or a zero pivot that is not)
-  int fail_local;  ///< posdef: window-local column of the failed pivot, else -1
-  int order[max_window];   ///< pivot position -> window-local column
-  int pos_of[max_window];  ///< window-local column -> pivot position (max_window if unprocessed)
-  double d[2 * max_window + 2];
-};
-
-/// Rows of the front handled by one block of apply_window.
-constexpr int apply_rows = 128;
-
-/// C -= L W^T on the lower triangle of a square region of a front (row offset == column offset).
-struct UpdateTask {
-  double* c;
-  const double* l;
-  const double* w;
-  long long tile_begin;  ///< first tile index of this task in the launch
-  int ldc, ldl, ldw;
-  int nrow, ncol, kdim;  ///< region rows (>= ncol), region columns, inner dimension
-};
-
-/// W = L D for the pivots of a task (rows aligned with the region's columns).
-struct FormWTask {
-  const double* l;   ///< first row, first pivot column (ld = ldl)
-  const double* d;   ///< D of the pivots (2 per pivot, CPU layout)
-  double* w;         ///< output, nrow x q, ld = nrow
-  int ldl, nrow, q;
-};
-
-struct CopyOutTask {
-  int front;
-  int nelim;
-  long long l_off;     ///< destination of the L block (m x nelim) in the factor buffer
-  long long rows_off;  ///< destination of the variable list (m ints)
-  long long dstore_off;///< destination of D (2 nelim doubles)
-  long long cb_off;    ///< destination of the contribution block ((m-nelim)^2) in this level's CB buffer
-};
-
-struct DenseParams {
-  double u, small;
-  int posdef;
-};
 
 void launch_init_fronts(const FrontDesc* fronts, int nfronts, double* fbuf, int* vars, const int* perm,
                         const int* sptr, const long long* rptr, const int* rlist, cudaStream_t s);
