@@ -61,6 +61,58 @@ __device__ __forceinline__ void put(const BlockRegs& b, double (*t)[T + 1]) {
   }
 }
 
+/// Issues the loads of the diagonal tile `blk` of a node: its inverse (presolve; tb x tb, ld tb) or its
+/// block of L.
+__device__ __forceinline__ void fetch_diag(BlockRegs& b, const SolveArgs& a, const SolveNode& nd, int blk, int tb) {
+  if (a.inv) fetch(b, a.inv + nd.inv_off + static_cast<long long>(blk) * T * T, tb, 0, 0, tb, tb);
+  else fetch(b, a.l + nd.l_off, nd.m, blk * T, blk * T, tb, tb);
+}
+
+/// One warp per right-hand side (rows lane and lane + 32 of the tile in registers): the diagonal tile t
+/// (tb x tb) applied to v(0..tb) into y — forward: y = t^{-1} v (t unit lower, or non-unit when posdef),
+/// or y = t v when t holds the inverse (presolve); backward (transposed): y = t^{-T} v or y = t^T v.
+/// Row i is updated by the columns j in increasing (forward) or decreasing (backward) order, as a
+/// one-thread-per-row loop would: the result does not depend on nrhs.
+template <bool Backward>
+__device__ __forceinline__ void tile_solve(const double (*t)[T + 1], const double (*v)[T], double (*y)[T], int tb,
+                                           int nrhs, bool inverse, bool posdef) {
+  if (inverse) {  // one thread per row and right-hand side: a product with the inverted tile
+    const int i = threadIdx.x % T, g = threadIdx.x / T;
+    if (i < tb)
+      for (int q = g; q < nrhs; q += G) {
+        double s = 0.0;
+        if (!Backward)
+          for (int k = 0; k <= i; ++k) s += t[i][k] * v[q][k];
+        else
+          for (int k = i; k < tb; ++k) s += t[k][i] * v[q][k];
+        y[q][i] = s;
+      }
+    return;
+  }
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int q = warp; q < nrhs; q += NT / 32) {
+    double v0 = lane < tb ? v[q][lane] : 0.0, v1 = lane + 32 < tb ? v[q][lane + 32] : 0.0;
+    for (int jj = 0; jj < tb; ++jj) {
+      const int j = Backward ? tb - 1 - jj : jj;
+      const double vj = __shfl_sync(0xffffffffu, j < 32 ? v0 : v1, j & 31);
+      const double yj = posdef ? vj / t[j][j] : vj;
+      if (lane == (j & 31)) {
+        if (j < 32) v0 = yj;
+        else v1 = yj;
+      }
+      if (!Backward) {
+        if (lane > j && lane < tb) v0 -= t[lane][j] * yj;
+        if (lane + 32 > j && lane + 32 < tb) v1 -= t[lane + 32][j] * yj;
+      } else {
+        if (lane < j) v0 -= t[j][lane] * yj;
+        if (lane + 32 < j) v1 -= t[j][lane + 32] * yj;
+      }
+    }
+    if (lane < tb) y[q][lane] = v0;
+    if (lane + 32 < tb) y[q][lane + 32] = v1;
+  }
+}
+
 /// Forward update of row i: v(i) -= sum over j < n (in order) of t[i][j] y(j), for the thread's right-hand sides.
 __device__ __forceinline__ void subtract_rows(double (*v)[T], const double (*t)[T + 1], const double (*y)[T], int i,
                                               int g, int nrhs, int n) {
@@ -123,10 +175,14 @@ __global__ void __launch_bounds__(NT) forward_sweep_kernel(SolveArgs a) {
     }
   }
   __syncthreads();
-  // 3. the node's earlier tiles, as they are solved (the next block of L is fetched while one is used)
+  // 3. the node's earlier tiles, as they are solved; the next block of L (and at last the diagonal tile)
+  //    is fetched while one is used
   const int ndep = min(task.blk, nd.ntile);
+  const bool has_diag = task.blk < nd.ntile;
+  const int tb_own = has_diag ? min(T, nd.ne - r0) : 0;
   BlockRegs next;
   if (ndep > 0) fetch(next, L, m, r0, 0, nr, min(T, nd.ne));
+  else if (has_diag) fetch_diag(next, a, nd, task.blk, tb_own);
   for (int tt = 0; tt < ndep; ++tt) {
     if (threadIdx.x == 0) wait_at_least(a.flags.fwd_tile + nd.flag_off + tt, 1, a.flags.error);
     __syncthreads();
@@ -138,32 +194,17 @@ __global__ void __launch_bounds__(NT) forward_sweep_kernel(SolveArgs a) {
       if (j < tb) y[q][j] = __ldcg(buf + q * TR + c0 + j);
     }
     if (tt + 1 < ndep) fetch(next, L, m, r0, c0 + T, nr, min(T, nd.ne - c0 - T));
+    else if (has_diag) fetch_diag(next, a, nd, task.blk, tb_own);
     __syncthreads();
     if (i < nr) subtract_rows(v, t, y, i, g, a.nrhs, tb);
     __syncthreads();
   }
   // 4. the block's own diagonal tile
-  if (task.blk < nd.ntile) {
-    const int tb = min(T, nd.ne - r0);
-    if (a.inv) {  // presolve: y = inv * v
-      const double* inv = a.inv + nd.inv_off + static_cast<long long>(task.blk) * T * T;
-      if (i < tb)
-        for (int q = g; q < a.nrhs; q += G) {
-          double s = 0.0;
-          for (int k = 0; k <= i; ++k) s += inv[i + k * tb] * v[q][k];
-          y[q][i] = s;
-        }
-    } else {
-      load_block(t, L, m, r0, r0, tb, tb);
-      __syncthreads();
-      for (int j = 0; j < tb; ++j) {
-        if (i == j)
-          for (int q = g; q < a.nrhs; q += G) y[q][j] = a.posdef ? v[q][j] / t[j][j] : v[q][j];
-        __syncthreads();
-        if (i > j && i < tb)
-          for (int q = g; q < a.nrhs; q += G) v[q][i] -= t[i][j] * y[q][j];
-      }
-    }
+  if (has_diag) {
+    const int tb = tb_own;
+    put(next, t);
+    __syncthreads();
+    tile_solve<false>(t, v, y, tb, a.nrhs, a.inv != nullptr, a.posdef != 0);
     __syncthreads();
     // contribution rows in the same block (the node's last tile): subtract this tile too
     if (nr > tb) {
@@ -213,62 +254,56 @@ __global__ void __launch_bounds__(NT) backward_sweep_kernel(SolveArgs a) {
   __threadfence();
   if (i < tb)
     for (int q = g; q < a.nrhs; q += G) v[q][i] = __ldcg(a.x + rows[c0 + i] + q * a.ldx);
-  // 2. rows below the pivots (the ancestors' variables), 64 at a time, the next block of L in flight
+  // 2. rows below the pivots (the ancestors' variables), 64 at a time, then 3. the node's later tiles, last
+  //    first, as they are solved; items in that order, the next one's block of L (at last the diagonal
+  //    tile) fetched while one is used
+  const int na = (nd.m - nd.ne + T - 1) / T, nl = nd.ntile - 1 - task.blk;
+  auto fetch_item = [&](BlockRegs& b, int item) {
+    if (item < na) {
+      const int r0 = nd.ne + item * T;
+      fetch(b, L, m, r0, c0, min(T, nd.m - r0), tb);
+    } else if (item < na + nl) {
+      const int r0 = (nd.ntile - 1 - (item - na)) * T;
+      fetch(b, L, m, r0, c0, min(T, nd.ne - r0), tb);
+    } else {
+      fetch_diag(b, a, nd, task.blk, tb);
+    }
+  };
   BlockRegs next;
-  if (nd.ne < nd.m) fetch(next, L, m, nd.ne, c0, min(T, nd.m - nd.ne), tb);
-  for (int r0 = nd.ne; r0 < nd.m; r0 += T) {
-    const int nr = min(T, nd.m - r0);
+  fetch_item(next, 0);
+  for (int item = 0; item < na + nl; ++item) {
     __syncthreads();
-    put(next, t);
-    for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
-      const int q = idx / T, r = idx % T;
-      if (r < nr) w[q][r] = __ldcg(a.x + rows[r0 + r] + q * a.ldx);
+    int r0, nr;
+    if (item < na) {
+      r0 = nd.ne + item * T;
+      nr = min(T, nd.m - r0);
+      put(next, t);
+      for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
+        const int q = idx / T, r = idx % T;
+        if (r < nr) w[q][r] = __ldcg(a.x + rows[r0 + r] + q * a.ldx);
+      }
+    } else {
+      const int tt = nd.ntile - 1 - (item - na);
+      if (threadIdx.x == 0) wait_at_least(a.flags.bwd_tile + nd.flag_off + tt, 1, a.flags.error);
+      __syncthreads();
+      __threadfence();
+      r0 = tt * T;
+      nr = min(T, nd.ne - r0);
+      put(next, t);
+      for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
+        const int q = idx / T, r = idx % T;
+        if (r < nr) w[q][r] = __ldcg(buf + q * TR + r0 + r);
+      }
     }
-    if (r0 + T < nd.m) fetch(next, L, m, r0 + T, c0, min(T, nd.m - r0 - T), tb);
-    __syncthreads();
-    if (i < tb) subtract_columns(v, t, w, i, g, a.nrhs, nr);
-  }
-  // 3. the node's later tiles, last first, as they are solved
-  if (nd.ntile - 1 > task.blk) {
-    const int r0 = (nd.ntile - 1) * T;
-    fetch(next, L, m, r0, c0, nd.ne - r0, tb);
-  }
-  for (int tt = nd.ntile - 1; tt > task.blk; --tt) {
-    __syncthreads();
-    if (threadIdx.x == 0) wait_at_least(a.flags.bwd_tile + nd.flag_off + tt, 1, a.flags.error);
-    __syncthreads();
-    __threadfence();
-    const int r0 = tt * T, nr = min(T, nd.ne - r0);
-    put(next, t);
-    for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
-      const int q = idx / T, r = idx % T;
-      if (r < nr) w[q][r] = __ldcg(buf + q * TR + r0 + r);
-    }
-    if (tt - 1 > task.blk) fetch(next, L, m, r0 - T, c0, T, tb);
+    fetch_item(next, item + 1);
     __syncthreads();
     if (i < tb) subtract_columns(v, t, w, i, g, a.nrhs, nr);
   }
   __syncthreads();
   // 4. the transposed diagonal tile
-  if (a.inv) {  // presolve: w = inv^T v
-    const double* inv = a.inv + nd.inv_off + static_cast<long long>(task.blk) * T * T;
-    if (i < tb)
-      for (int q = g; q < a.nrhs; q += G) {
-        double s = 0.0;
-        for (int k = i; k < tb; ++k) s += inv[k + i * tb] * v[q][k];
-        w[q][i] = s;
-      }
-  } else {
-    load_block(t, L, m, c0, c0, tb, tb);
-    __syncthreads();
-    for (int j = tb - 1; j >= 0; --j) {
-      if (i == j)
-        for (int q = g; q < a.nrhs; q += G) w[q][j] = a.posdef ? v[q][j] / t[j][j] : v[q][j];
-      __syncthreads();
-      if (i < j)
-        for (int q = g; q < a.nrhs; q += G) v[q][i] -= t[j][i] * w[q][j];
-    }
-  }
+  put(next, t);
+  __syncthreads();
+  tile_solve<true>(t, v, w, tb, a.nrhs, a.inv != nullptr, a.posdef != 0);
   __syncthreads();
   if (i < tb)
     for (int q = g; q < a.nrhs; q += G) {
