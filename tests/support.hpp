@@ -13,6 +13,10 @@ namespace ssids_test {
 /// Call it and return from the test case.
 void skip(const std::string& reason);
 
+/// True when this build has CUDA and a device is usable; otherwise marks the current test case skipped
+/// (with the reason) and returns false: `if (!ssids_test::need_gpu()) return;`.
+bool need_gpu();
+
 /// Folder of the shared test matrices: $SSIDS_TEST_MATRICES, else the default resolved by CMake.
 /// Empty string when the folder does not exist.
 std::string matrices_dir();

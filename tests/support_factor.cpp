@@ -6,10 +6,19 @@
 #include <cmath>
 #include <cstring>
 
+#include "factor/factor_gpu.hpp"
 #include "factor/numeric.hpp"
+#include "support.hpp"
 #include "ssids/refine.hpp"
 
 namespace ssids_test {
+
+bool need_gpu() {
+  std::string why;
+  if (ssids::detail::gpu_available(&why)) return true;
+  skip("no GPU: " + why);
+  return false;
+}
 
 std::vector<double> make_rhs(const ssids::SymmetricMatrix& a) {
   std::vector<double> xt(a.n), b(a.n);

@@ -25,12 +25,7 @@ using namespace ssids;
 
 namespace {
 
-bool need_gpu() {
-  std::string why;
-  if (detail::gpu_available(&why)) return true;
-  ssids_test::skip("no GPU: " + why);
-  return false;
-}
+using ssids_test::need_gpu;
 
 struct Factored {
   Analysis analysis;

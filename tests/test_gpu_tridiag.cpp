@@ -28,12 +28,7 @@ using namespace ssids_test;
 
 namespace {
 
-bool need_gpu() {
-  std::string why;
-  if (detail::gpu_available(&why)) return true;
-  ssids_test::skip("no GPU: " + why);
-  return false;
-}
+using ssids_test::need_gpu;
 
 const int kSizes[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 129, 257, 1000, 4097, 100003};
 
