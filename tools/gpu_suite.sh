@@ -5,7 +5,7 @@
 # (no part named = all). Builds build-gpu (Release, CUDA), then:
 #   tests     ctest -L gpu (every GPU test)
 #   sanitize  compute-sanitizer memcheck, racecheck, initcheck and synccheck over the GPU tests (the KKT,
-#             bitwise, posdef, scaling/alter and device-pointer cases; the all-shared-matrices and the
+#             bitwise, posdef, scaling/alter, device-pointer, kernel-twin and tridiagonal cases; the all-shared-matrices and the
 #             many-configuration cases are left out: they take hours under instrumentation)
 #   repro     ssids repro on every shared symmetric matrix: 10 runs on the GPU (2 right-hand sides,
 #             column check), and 3 runs with 1, 2, 4, 8 and 16 threads on the CPU
@@ -38,6 +38,11 @@ if has sanitize; then
     "initcheck test_gpu_solve   *scaled*,*device pointers*"
     "synccheck test_gpu_factor  *KKT*,*positive-definite*"
     "synccheck test_gpu_solve   *scaled*,*device pointers*"
+    "memcheck  test_gpu_kernels *"
+    "memcheck  test_gpu_tridiag *device pointer*,*zero and tiny*,*many right-hand*"
+    "racecheck test_gpu_tridiag *many right-hand*"
+    "synccheck test_gpu_tridiag *many right-hand*"
+    "initcheck test_gpu_tridiag *device pointer*"
   )
   for r in "${runs[@]}"; do
     read -r tool bin tc <<< "$r"
