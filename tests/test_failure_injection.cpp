@@ -25,6 +25,7 @@
 #include "ssids/generate.hpp"
 #include "ssids/matrix_market.hpp"
 #include "ssids/memory.hpp"
+#include "ssids/sap.hpp"
 #include "ssids/ssids_sap.h"
 #include "support.hpp"
 
@@ -277,4 +278,53 @@ TEST_CASE("failure injection: the C interfaces report flag -50 and recover") {
   }
   CHECK(sap_failures > 0);
   MESSAGE("ssids_sap_solve: " << sap_count << " allocations, " << sap_failures << " injected failures reported as -50");
+}
+
+// The C++ generators and the SaP C++ entry points turn a failed host allocation into Error(allocation)
+// like the rest of the library (they used to let std::bad_alloc escape).
+TEST_CASE("failure injection: generators and the SaP solver report flag::allocation and recover") {
+  InjectionOff off;
+  auto lap = [] {
+    const auto m = generate_laplace3d(5, 0.5);  // outside CHECK: CHECK would swallow the exception
+    CHECK(m.n == 125);
+  };
+  auto stokes = [] {
+    const auto m = generate_stokes(6);
+    CHECK(m.n > 0);
+  };
+  auto kkt = [] {
+    const auto m = generate_kkt_qp(40, 15, 1e-8, 3);
+    CHECK(m.n == 55);
+  };
+  auto band = [] {
+    const auto m = generate_banded(300, 4, 1.0, 5);
+    CHECK(m.nrow == 300);
+  };
+  auto spec = [] {
+    const auto m = load_symmetric("gen:laplace2d:6");
+    CHECK(m.n == 36);
+  };
+  CHECK(sweep("generate_laplace3d", count_allocations(lap), [&](Inform&) { lap(); }, lap, false) > 0);
+  CHECK(sweep("generate_stokes", count_allocations(stokes), [&](Inform&) { stokes(); }, stokes, false) > 0);
+  CHECK(sweep("generate_kkt_qp", count_allocations(kkt), [&](Inform&) { kkt(); }, kkt, false) > 0);
+  CHECK(sweep("generate_banded", count_allocations(band), [&](Inform&) { band(); }, band, false) > 0);
+  CHECK(sweep("load_symmetric", count_allocations(spec), [&](Inform&) { spec(); }, spec, false) > 0);
+
+  const CsrMatrix a = generate_banded(400, 3, 1.0, 9);
+  std::vector<double> xt(400, 1.0), b(400, 0.0);
+  for (int i = 0; i < a.nrow; ++i)
+    for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e) b[i] += a.val[e] * xt[a.col[e]];
+  sap::SapOptions so;
+  so.partitions = 4;
+  so.rtol = 1e-10;
+  auto sapsolve = [&] {
+    std::vector<double> x(400, 0.0);
+    sap::SapInform si;
+    const sap::Status st = sap::solve(a, b.data(), x.data(), so, si);
+    CHECK(st == sap::Status::converged);
+    double err = 0;
+    for (double v : x) err = std::max(err, std::fabs(v - 1.0));
+    CHECK(err < 1e-6);
+  };
+  CHECK(sweep("sap::solve", count_allocations(sapsolve), [&](Inform&) { sapsolve(); }, sapsolve, false) > 0);
 }

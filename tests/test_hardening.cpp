@@ -752,3 +752,23 @@ TEST_CASE("hardening: C interface entry points with NULL and malformed arguments
   CHECK(inf.flag == 0);
   for (double v : b) CHECK(v == doctest::Approx(1.0));
 }
+
+TEST_CASE("hardening: scaled_backward_error rejects bad nrhs ld and missing arrays") {
+  const SymmetricMatrix a = generate_laplace2d(3);
+  std::vector<double> x(9, 1.0), b(9, 1.0);
+  CHECK(scaled_backward_error(a, x.data(), b.data(), 1, 9) >= 0.0);
+  for (auto bad : {std::pair<int, long>{0, 9}, {-1, 9}, {1, 8}, {2, 0}}) {
+    try {
+      scaled_backward_error(a, x.data(), b.data(), bad.first, bad.second);
+      FAIL("accepted nrhs " << bad.first << " ld " << bad.second);
+    } catch (const Error& e) {
+      CHECK(e.code() == flag::bad_ldx);
+    }
+  }
+  try {
+    scaled_backward_error(a, nullptr, b.data(), 1, 9);
+    FAIL("accepted a null x");
+  } catch (const Error& e) {
+    CHECK(e.code() == flag::missing_data);
+  }
+}

@@ -44,6 +44,7 @@ void symmetric_multiply(const SymmetricMatrix& a, const double* x, double* y);
 /// ||A||_inf of a symmetric matrix given by its lower triangle.
 double symmetric_norm_inf(const SymmetricMatrix& a);
 /// Scaled backward error max_k ||A x_k - b_k||_inf / (||A||_inf ||x_k||_inf + ||b_k||_inf) over nrhs columns.
+/// Throws Error(bad_ldx) when nrhs < 1 or ld < n, Error(missing_data) when x or b is null (n > 0).
 double scaled_backward_error(const SymmetricMatrix& a, const double* x, const double* b, int nrhs, offset_t ld);
 
 }  // namespace ssids

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ssids/error.hpp"
+
 namespace ssids {
 
 void symmetric_multiply(const SymmetricMatrix& a, const double* x, double* y) {
@@ -34,6 +36,8 @@ double symmetric_norm_inf(const SymmetricMatrix& a) {
 }
 
 double scaled_backward_error(const SymmetricMatrix& a, const double* x, const double* b, int nrhs, offset_t ld) {
+  if (nrhs < 1 || ld < a.n) throw Error(flag::bad_ldx, "scaled_backward_error: nrhs < 1 or ld < n");
+  if (a.n > 0 && (!x || !b)) throw Error(flag::missing_data, "scaled_backward_error: x or b is missing");
   double anorm = symmetric_norm_inf(a);
   Vector<double> r(a.n);
   double worst = 0.0;

@@ -9,9 +9,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "common/host_allocation.hpp"
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
 #include "ssids/memory.hpp"
@@ -211,7 +213,7 @@ std::string generator_help() {
          "                                     (nonsymmetric: general matrices only)\n";
 }
 
-SymmetricMatrix load_symmetric(const std::string& spec, MatrixReport* report) {
+SymmetricMatrix load_symmetric(const std::string& spec, MatrixReport* report) try {
   if (!is_generated(spec)) return read_symmetric(spec, report);
   const Spec s = split(spec);
   SymmetricMatrix a;
@@ -222,9 +224,11 @@ SymmetricMatrix load_symmetric(const std::string& spec, MatrixReport* report) {
   }
   fill_report(report, a.n, a.n, a.nnz(), true);
   return a;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("load_symmetric");
 }
 
-CsrMatrix load_general(const std::string& spec, MatrixReport* report) {
+CsrMatrix load_general(const std::string& spec, MatrixReport* report) try {
   if (!is_generated(spec)) return read_general(spec, report);
   const Spec s = split(spec);
   CsrMatrix c;
@@ -237,6 +241,8 @@ CsrMatrix load_general(const std::string& spec, MatrixReport* report) {
   // like a symmetric file: the entries "in the file" are those of the lower triangle
   fill_report(report, a.n, a.n, a.nnz(), true);
   return expand_symmetric(a);
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("load_general");
 }
 
 }  // namespace ssids

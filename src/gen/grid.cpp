@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "common/host_allocation.hpp"
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
 #include "ssids/memory.hpp"
@@ -44,7 +46,7 @@ inline void push(SymmetricMatrix& a, index_t r, double v) {
 
 }  // namespace
 
-SymmetricMatrix generate_laplace2d(index_t k) {
+SymmetricMatrix generate_laplace2d(index_t k) try {
   const std::int64_t k64 = k;
   check_grid("laplace2d", k, 1, k64 * k64);
   SymmetricMatrix a;
@@ -64,9 +66,11 @@ SymmetricMatrix generate_laplace2d(index_t k) {
       a.ptr[j + 1] = static_cast<offset_t>(a.row.size());
     }
   return a;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("generate_laplace2d");
 }
 
-SymmetricMatrix generate_laplace3d(index_t k, double shift) {
+SymmetricMatrix generate_laplace3d(index_t k, double shift) try {
   const std::int64_t k64 = k;
   // 1290^3 is the last cube below 2^31; larger k is rejected before cubing (which could overflow int64).
   check_grid("laplace3d", k, 1, k64 > 1290 ? max_index + 1 : k64 * k64 * k64);
@@ -92,6 +96,8 @@ SymmetricMatrix generate_laplace3d(index_t k, double shift) {
         a.ptr[j + 1] = static_cast<offset_t>(a.row.size());
       }
   return a;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("generate_laplace3d");
 }
 
 std::int64_t laplace3d_num_neg(index_t k, double shift, std::int64_t* num_zero) {
@@ -131,7 +137,7 @@ std::int64_t laplace3d_num_neg(index_t k, double shift, std::int64_t* num_zero) 
 // incidence matrix of the (connected) cell adjacency graph, so B has rank k^2 - 1 with the constant
 // pressure as the null vector of B^T; dropping the last pressure gives full row rank, hence a nonsingular
 // matrix of inertia (nu + nv positive, k^2 - 1 negative, 0 zero). The (2,2) block is structurally empty.
-SymmetricMatrix generate_stokes(index_t k) {
+SymmetricMatrix generate_stokes(index_t k) try {
   const std::int64_t k64 = k;
   // (3 k^2 could overflow int64 for k near 2^31; any k > 30000 is far too large anyway)
   check_grid("stokes", k, 2, k64 > 30000 ? max_index + 1 : 2 * k64 * (k64 - 1) + k64 * k64 - 1);
@@ -170,6 +176,8 @@ SymmetricMatrix generate_stokes(index_t k) {
     }
   for (; col < a.n; ++col) a.ptr[col + 1] = static_cast<offset_t>(a.row.size());  // zero (2,2) block
   return a;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("generate_stokes");
 }
 
 // Upwind convection-diffusion -lap(u) + w . grad(u) on the unit square, k x k interior points,
@@ -177,7 +185,7 @@ SymmetricMatrix generate_stokes(index_t k) {
 // (any sign of peclet). First-order upwinding puts the convective term h |w_x| on the upstream neighbour,
 // so every off-diagonal is <= 0 and the diagonal 4 + h (|w_x| + |w_y|) equals the absolute off-diagonal
 // row sum in the interior and exceeds it on the boundary: an irreducibly diagonally dominant M-matrix.
-CsrMatrix generate_convdiff(index_t k, double peclet) {
+CsrMatrix generate_convdiff(index_t k, double peclet) try {
   const std::int64_t k64 = k;
   check_grid("convdiff", k, 1, k64 * k64);
   check_finite("convdiff", "PECLET", peclet);
@@ -210,6 +218,8 @@ CsrMatrix generate_convdiff(index_t k, double peclet) {
       a.ptr[r + 1] = static_cast<offset_t>(a.col.size());
     }
   return a;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("generate_convdiff");
 }
 
 }  // namespace ssids

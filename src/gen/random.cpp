@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "common/host_allocation.hpp"
 #include "gen/rng.hpp"
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
@@ -52,7 +54,7 @@ void sort_unique(Entries& v) {
 // With H SPD and A of full row rank, the Schur complement -delta I - A H^-1 A^T is negative definite for
 // every delta >= 0, so by Sylvester's law the inertia is exactly (nvar, ncon, 0).
 // The (2,2) diagonal entries are stored only when delta != 0 (a structurally zero block otherwise).
-SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::uint64_t seed) {
+SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::uint64_t seed) try {
   if (nvar < 1) throw Error(flag::bad_input, "kkt-qp: NVAR = " + std::to_string(nvar) + " must be >= 1");
   if (ncon < 0 || ncon >= nvar)
     throw Error(flag::bad_input, "kkt-qp: NCON = " + std::to_string(ncon) + " must satisfy 0 <= NCON < NVAR = " +
@@ -121,13 +123,15 @@ SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::u
     a.ptr[j + 1] = static_cast<offset_t>(a.row.size());
   }
   return a;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("generate_kkt_qp");
 }
 
 // Dense band of half-bandwidth k (clamped to n-1): every a_ij with |i - j| <= k is stored, off-diagonals
 // U[-1, 1) drawn row by row in column order, then a_ii = dominance * sum_{j != i} |a_ij|.
 // The arrays are allocated at their exact final size, n (2k+1) - k (k+1) entries, so n = 2e5, k = 200
 // (8e7 entries, ~1 GB) needs no reallocation and no temporary.
-CsrMatrix generate_banded(index_t n, index_t k, double dominance, std::uint64_t seed) {
+CsrMatrix generate_banded(index_t n, index_t k, double dominance, std::uint64_t seed) try {
   if (n < 1) throw Error(flag::bad_input, "banded: N = " + std::to_string(n) + " must be >= 1");
   if (k < 0) throw Error(flag::bad_input, "banded: K = " + std::to_string(k) + " must be >= 0");
   if (!std::isfinite(dominance) || dominance < 0)
@@ -160,6 +164,8 @@ CsrMatrix generate_banded(index_t n, index_t k, double dominance, std::uint64_t 
     a.ptr[i + 1] = q;
   }
   return a;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("generate_banded");
 }
 
 }  // namespace ssids

@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <new>
 #include <string>
 
+#include "common/host_allocation.hpp"
 #include "sap/band.hpp"
 #include "sap/krylov.hpp"
 #include "sap/reorder.hpp"
@@ -213,7 +215,7 @@ Solver& Solver::operator=(Solver&&) noexcept = default;
 index_t Solver::n() const { return impl_->n; }
 bool Solver::ready() const { return impl_->ready; }
 
-void Solver::setup(const CsrMatrix& a, const SapOptions& options, SapInform& inform) {
+void Solver::setup(const CsrMatrix& a, const SapOptions& options, SapInform& inform) try {
   const double t_start = now();
   check_options(options);
   check_csr(a);
@@ -299,9 +301,11 @@ void Solver::setup(const CsrMatrix& a, const SapOptions& options, SapInform& inf
   im.ready = true;
   inform.time_setup = now() - t_start;
   im.setup_inform = inform;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::Solver::setup");
 }
 
-void Solver::setup_banded(index_t n, index_t k, const double* band, const SapOptions& options, SapInform& inform) {
+void Solver::setup_banded(index_t n, index_t k, const double* band, const SapOptions& options, SapInform& inform) try {
   const double t_start = now();
   check_options(options);
   if (n < 0) throw Error(flag::bad_n, "SaP banded: N = " + std::to_string(n) + " must be >= 0");
@@ -339,9 +343,11 @@ void Solver::setup_banded(index_t n, index_t k, const double* band, const SapOpt
   im.ready = true;
   inform.time_setup = now() - t_start;
   im.setup_inform = inform;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::Solver::setup_banded");
 }
 
-void Solver::update(const CsrMatrix& a, SapInform& inform) {
+void Solver::update(const CsrMatrix& a, SapInform& inform) try {
   Impl& im = *impl_;
   if (!im.ready || im.banded) throw Error(flag::call_sequence, "SaP update: call setup() with a sparse matrix first");
   const double t_start = now();
@@ -355,16 +361,20 @@ void Solver::update(const CsrMatrix& a, SapInform& inform) {
   im.fill_partition_inform(inform);
   inform.time_setup = now() - t_start;
   im.setup_inform = inform;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::Solver::update");
 }
 
-void Solver::update_banded(const double* band, SapInform& inform) {
+void Solver::update_banded(const double* band, SapInform& inform) try {
   Impl& im = *impl_;
   if (!im.ready || !im.banded) throw Error(flag::call_sequence, "SaP update_banded: call setup_banded() first");
   SapOptions o = im.opt;
   setup_banded(im.n, im.band_k, band, o, inform);
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::Solver::update_banded");
 }
 
-Status Solver::solve(const double* b, double* x, SapInform& inform) const {
+Status Solver::solve(const double* b, double* x, SapInform& inform) const try {
   const Impl& im = *impl_;
   if (!im.ready) throw Error(flag::call_sequence, "SaP solve: call setup() first");
   const index_t n = im.n;
@@ -388,22 +398,30 @@ Status Solver::solve(const double* b, double* x, SapInform& inform) const {
   inform.relative_residual = kr.b_norm > 0 ? kr.residual_norm / kr.b_norm : kr.residual_norm;
   inform.time_solve = now() - t0;
   return kr.status;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::Solver::solve");
 }
 
-void Solver::apply_preconditioner(const double* r, double* z) const {
+void Solver::apply_preconditioner(const double* r, double* z) const try {
   if (!impl_->ready) throw Error(flag::call_sequence, "SaP: call setup() first");
   impl_->precondition(r, z);
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::Solver::apply_preconditioner");
 }
 
-void Solver::multiply(const double* x, double* y) const {
+void Solver::multiply(const double* x, double* y) const try {
   if (!impl_->ready) throw Error(flag::call_sequence, "SaP: call setup() first");
   impl_->multiply(x, y);
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::Solver::multiply");
 }
 
-Status solve(const CsrMatrix& a, const double* b, double* x, const SapOptions& options, SapInform& inform) {
+Status solve(const CsrMatrix& a, const double* b, double* x, const SapOptions& options, SapInform& inform) try {
   Solver s;
   s.setup(a, options, inform);
   return s.solve(b, x, inform);
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::solve");
 }
 
 }  // namespace sap
