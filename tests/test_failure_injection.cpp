@@ -27,6 +27,7 @@
 #include "ssids/memory.hpp"
 #include "ssids/sap.hpp"
 #include "ssids/ssids_sap.h"
+#include "ssids/tridiag.hpp"
 #include "support.hpp"
 
 using namespace ssids;
@@ -327,4 +328,44 @@ TEST_CASE("failure injection: generators and the SaP solver report flag::allocat
     CHECK(err < 1e-6);
   };
   CHECK(sweep("sap::solve", count_allocations(sapsolve), [&](Inform&) { sapsolve(); }, sapsolve, false) > 0);
+}
+
+// The tridiagonal solver's CPU backends and the splitting iteration go through ssids::Allocator too.
+TEST_CASE("failure injection: the tridiagonal solver reports flag::allocation and recovers") {
+  InjectionOff off;
+  const int n = 1000;
+  std::vector<double> dl(n, -1.0), d(n, 4.0), du(n, -1.0), b(n, 2.0);
+  for (auto be : {tridiag::Backend::thomas, tridiag::Backend::pcr_cpu}) {
+    auto run = [&] {
+      tridiag::Options o;
+      o.block_rows = 64;
+      const tridiag::Solver s = tridiag::Solver::factor(n, dl.data(), d.data(), du.data(), be, o);
+      std::vector<double> x = b;
+      s.solve(1, x.data(), n);
+      CHECK(tridiag::backward_error(n, dl.data(), d.data(), du.data(), 1, x.data(), n, b.data(), n) < 1e-15);
+    };
+    CHECK(sweep(std::string("tridiag ") + (be == tridiag::Backend::thomas ? "thomas" : "pcr_cpu"),
+                count_allocations(run), [&](Inform&) { run(); }, run, false) > 0);
+  }
+  // quasi-tridiagonal: T plus one far coupling per row
+  CsrMatrix a;
+  a.nrow = a.ncol = n;
+  a.ptr.assign(n + 1, 0);
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) a.col.push_back(i - 1), a.val.push_back(-1.0);
+    a.col.push_back(i), a.val.push_back(4.0);
+    if (i + 1 < n) a.col.push_back(i + 1), a.val.push_back(-1.0);
+    a.col.push_back((i + n / 2) % n), a.val.push_back(0.25);
+    a.ptr[i + 1] = static_cast<offset_t>(a.col.size());
+  }
+  auto split_run = [&] {
+    const tridiag::Splitting sp = tridiag::split(a);
+    const tridiag::Solver t =
+        tridiag::Solver::factor(n, sp.dl.data(), sp.d.data(), sp.du.data(), tridiag::Backend::thomas);
+    std::vector<double> x(n, 0.0);
+    const tridiag::SplittingResult r = tridiag::splitting_solve(t, sp.s, b.data(), x.data());
+    CHECK(r.status == tridiag::SplittingStatus::converged);
+  };
+  CHECK(sweep("tridiag split and splitting_solve", count_allocations(split_run), [&](Inform&) { split_run(); },
+              split_run, false) > 0);
 }

@@ -4,6 +4,8 @@
 // (converging, not converging, iteration limit). Every numerical test checks a backward error.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -179,9 +181,9 @@ TEST_CASE("split separates the tridiagonal part") {
   const CsrMatrix a = quasi_tri(t, 2, 0.5, 12);
   const tridiag::Splitting sp = tridiag::split(a);
   REQUIRE(sp.n == 50);
-  CHECK(sp.d == t.d);
-  CHECK(sp.dl == t.dl);
-  CHECK(sp.du == t.du);
+  CHECK(std::equal(sp.d.begin(), sp.d.end(), t.d.begin(), t.d.end()));
+  CHECK(std::equal(sp.dl.begin(), sp.dl.end(), t.dl.begin(), t.dl.end()));
+  CHECK(std::equal(sp.du.begin(), sp.du.end(), t.du.begin(), t.du.end()));
   CHECK(sp.s.nnz() + 3 * 50 - 2 == a.nnz());
   for (int i = 0; i < 50; ++i)
     for (auto p = sp.s.ptr[i]; p < sp.s.ptr[i + 1]; ++p) CHECK(std::abs(sp.s.col[p] - i) > 1);

@@ -17,12 +17,13 @@
 //             spikes, reduced system) is computed once by factor() and reused by every solve.
 // Errors: Error(bad_n) for n < 1, Error(bad_input) for a bad block_rows, Error(bad_ldx) for bad nrhs/ldb,
 // Error(singular) for a tiny pivot, Error(no_cuda) for pcr_gpu without CUDA or device, Error(allocation)
-// / Error(cuda) from the device.
+// (host or device memory) / Error(cuda) from the device.
 #pragma once
 #include <memory>
 #include <vector>
 
 #include "ssids/csc.hpp"
+#include "ssids/memory.hpp"
 #include "ssids/types.hpp"
 
 namespace ssids {
@@ -79,7 +80,7 @@ double backward_error(index_t n, const double* dl, const double* d, const double
 /// The tridiagonal part of a square CSR matrix A and the rest S (CSR, same order, explicit zeros dropped).
 struct Splitting {
   index_t n = 0;
-  std::vector<double> dl, d, du;  ///< size n each; dl[0] = du[n-1] = 0
+  Vector<double> dl, d, du;      ///< size n each; dl[0] = du[n-1] = 0
   CsrMatrix s;                    ///< A - T
 };
 /// Split A (square, 0-based CSR, duplicates summed) into T + S. Throws Error(bad_n) when A is not square.

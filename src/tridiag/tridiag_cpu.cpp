@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/host_allocation.hpp"
 #include "ssids/error.hpp"
 #include "ssids/tridiag.hpp"
 #include "tridiag/pcr_core.hpp"
@@ -123,7 +124,7 @@ void pcr_factor(TridiagFactors& f, const double* dl, const double* d, const doub
     L.tl.assign(nl, 0.0);
     L.v.assign(nl, 0.0);
     L.w.assign(nl, 0.0);
-    std::vector<double> na(nr), nb(nr), nc(nr);
+    Vector<double> na(nr), nb(nr), nc(nr);
     long long bad = std::numeric_limits<long long>::max();
 #pragma omp parallel for schedule(static) reduction(min : bad)
     for (long long j = 0; j < q; ++j) {
@@ -178,7 +179,7 @@ void pcr_factor(TridiagFactors& f, const double* dl, const double* d, const doub
 }
 
 /// Solve one column in place (x of size n); work: scratch of the reduced levels.
-void pcr_solve(const TridiagFactors& f, double* x, std::vector<std::vector<double>>& work) {
+void pcr_solve(const TridiagFactors& f, double* x, Vector<Vector<double>>& work) {
   const int bsz = f.options.block_rows;
   const std::size_t nlev = f.levels.size();
   work.resize(nlev + 1);
@@ -229,7 +230,7 @@ void check_rhs(index_t n, int nrhs, offset_t ldb) {
 namespace tridiag {
 
 Solver Solver::factor(index_t n, const double* dl, const double* d, const double* du, Backend backend,
-                      const Options& options) {
+                      const Options& options) try {
   if (n < 1) throw Error(flag::bad_n, "tridiag: n must be >= 1");
   if (!dl || !d || !du) throw Error(flag::missing_data, "tridiag: dl, d and du are required");
   detail::check_options(options);
@@ -253,10 +254,12 @@ Solver Solver::factor(index_t n, const double* dl, const double* d, const double
   Solver s;
   s.f_ = std::move(f);
   return s;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("tridiag::Solver::factor");
 }
 
 Solver Solver::factor_device(index_t n, const double* dl, const double* d, const double* du, void* stream,
-                             const Options& options) {
+                             const Options& options) try {
   if (n < 1) throw Error(flag::bad_n, "tridiag: n must be >= 1");
   if (!dl || !d || !du) throw Error(flag::missing_data, "tridiag: dl, d and du are required");
   detail::check_options(options);
@@ -268,9 +271,11 @@ Solver Solver::factor_device(index_t n, const double* dl, const double* d, const
   Solver s;
   s.f_ = std::move(f);
   return s;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("tridiag::Solver::factor_device");
 }
 
-void Solver::solve(int nrhs, double* b, offset_t ldb) const {
+void Solver::solve(int nrhs, double* b, offset_t ldb) const try {
   if (!f_) throw Error(flag::call_sequence, "tridiag: solve before factor");
   detail::check_rhs(f_->n, nrhs, ldb);
   if (!b) throw Error(flag::missing_data, "tridiag solve: b is required");
@@ -279,7 +284,7 @@ void Solver::solve(int nrhs, double* b, offset_t ldb) const {
       for (int k = 0; k < nrhs; ++k) detail::thomas_solve(*f_, b + k * ldb);
       break;
     case Backend::pcr_cpu: {
-      std::vector<std::vector<double>> work;
+      Vector<Vector<double>> work;
       for (int k = 0; k < nrhs; ++k) detail::pcr_solve(*f_, b + k * ldb, work);
       break;
     }
@@ -287,14 +292,18 @@ void Solver::solve(int nrhs, double* b, offset_t ldb) const {
       detail::pcr_gpu_solve(*f_->dev, nrhs, b, ldb, false, nullptr);
       break;
   }
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("tridiag::Solver::solve");
 }
 
-void Solver::solve_device(int nrhs, double* b, offset_t ldb, void* stream) const {
+void Solver::solve_device(int nrhs, double* b, offset_t ldb, void* stream) const try {
   if (!f_) throw Error(flag::call_sequence, "tridiag: solve before factor");
   if (f_->backend != Backend::pcr_gpu) throw Error(flag::no_cuda, "tridiag: solve_device needs the pcr_gpu backend");
   detail::check_rhs(f_->n, nrhs, ldb);
   if (!b) throw Error(flag::missing_data, "tridiag solve: b is required");
   detail::pcr_gpu_solve(*f_->dev, nrhs, b, ldb, true, stream);
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("tridiag::Solver::solve_device");
 }
 
 index_t Solver::size() const { return f_ ? f_->n : 0; }
@@ -331,7 +340,7 @@ double backward_error(index_t n, const double* dl, const double* d, const double
   return worst;
 }
 
-Splitting split(const CsrMatrix& a) {
+Splitting split(const CsrMatrix& a) try {
   if (a.nrow != a.ncol || a.nrow < 1) throw Error(flag::bad_n, "tridiag::split: A must be square with n >= 1");
   const index_t n = a.nrow;
   Splitting sp;
@@ -341,8 +350,8 @@ Splitting split(const CsrMatrix& a) {
   sp.du.assign(n, 0.0);
   sp.s.nrow = sp.s.ncol = n;
   sp.s.ptr.assign(n + 1, 0);
-  std::vector<index_t> col;
-  std::vector<double> val;
+  Vector<index_t> col;
+  Vector<double> val;
   for (index_t i = 0; i < n; ++i) {
     const std::size_t row_start = col.size();
     for (offset_t p = a.ptr[i]; p < a.ptr[i + 1]; ++p) {
@@ -360,11 +369,11 @@ Splitting split(const CsrMatrix& a) {
       }
     }
     // sort the row by column and sum duplicates
-    std::vector<std::size_t> idx(col.size() - row_start);
+    Vector<std::size_t> idx(col.size() - row_start);
     for (std::size_t t = 0; t < idx.size(); ++t) idx[t] = row_start + t;
     std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return col[x] < col[y]; });
-    std::vector<index_t> rc;
-    std::vector<double> rv;
+    Vector<index_t> rc;
+    Vector<double> rv;
     for (std::size_t t : idx) {
       if (!rc.empty() && rc.back() == col[t])
         rv.back() += val[t];
@@ -382,6 +391,8 @@ Splitting split(const CsrMatrix& a) {
   sp.s.col.assign(col.begin(), col.end());
   sp.s.val.assign(val.begin(), val.end());
   return sp;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("tridiag::split");
 }
 
 const char* status_name(SplittingStatus s) noexcept {
@@ -397,7 +408,7 @@ const char* status_name(SplittingStatus s) noexcept {
 }
 
 SplittingResult splitting_solve(const Solver& t, const CsrMatrix& s, const double* b, double* x,
-                                const SplittingOptions& options) {
+                                const SplittingOptions& options) try {
   if (t.empty()) throw Error(flag::call_sequence, "tridiag::splitting_solve: T is not factorized");
   const index_t n = t.size();
   if (s.nrow != n || s.ncol != n) throw Error(flag::bad_n, "tridiag::splitting_solve: S must be n x n like T");
@@ -407,7 +418,7 @@ SplittingResult splitting_solve(const Solver& t, const CsrMatrix& s, const doubl
   if (t.backend() == Backend::pcr_gpu) return detail::pcr_gpu_splitting(*t.factors().dev, s, b, x, options);
   SplittingResult r;
   // x^0 = 0: x^1 = T^-1 b
-  std::vector<double> xo(n, 0.0), rhs(b, b + n);
+  Vector<double> xo(n, 0.0), rhs(b, b + n);
   double beta_prev = 0;
   int stalls = 0;
   for (int m = 1;; ++m) {
@@ -429,6 +440,8 @@ SplittingResult splitting_solve(const Solver& t, const CsrMatrix& s, const doubl
   }
   std::copy(xo.begin(), xo.end(), x);
   return r;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("tridiag::splitting_solve");
 }
 
 }  // namespace tridiag

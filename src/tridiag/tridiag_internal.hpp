@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ssids/memory.hpp"
 #include "ssids/tridiag.hpp"
 
 namespace ssids {
@@ -15,7 +16,7 @@ namespace detail {
 /// tr, tl: the reduction multipliers; v, w: the spikes (interior rows).
 struct PcrLevel {
   long long n = 0;
-  std::vector<double> a, b, c, tr, tl, v, w;
+  Vector<double> a, b, c, tr, tl, v, w;
 };
 
 struct PcrDevice;  // defined in tridiag_kernels.cu
@@ -25,9 +26,9 @@ struct TridiagFactors {
   index_t n = 0;
   tridiag::Options options;
   // thomas: row i of L U: dl[i], piv[i]; U's superdiagonal w[i] = du[i] / piv[i]
-  std::vector<double> dl, piv, w;
+  Vector<double> dl, piv, w;
   // pcr_cpu
-  std::vector<PcrLevel> levels;
+  Vector<PcrLevel> levels;
   int tiny_r = 0;
   double tiny[4] = {0, 0, 0, 0};
   // pcr_gpu
