@@ -350,8 +350,9 @@ Splitting split(const CsrMatrix& a) try {
   sp.du.assign(n, 0.0);
   sp.s.nrow = sp.s.ncol = n;
   sp.s.ptr.assign(n + 1, 0);
-  Vector<index_t> col;
-  Vector<double> val;
+  Vector<index_t> col, rc;
+  Vector<double> val, rv;
+  Vector<std::size_t> idx;
   for (index_t i = 0; i < n; ++i) {
     const std::size_t row_start = col.size();
     for (offset_t p = a.ptr[i]; p < a.ptr[i + 1]; ++p) {
@@ -368,12 +369,12 @@ Splitting split(const CsrMatrix& a) try {
         val.push_back(v);
       }
     }
-    // sort the row by column and sum duplicates
-    Vector<std::size_t> idx(col.size() - row_start);
+    // sort the row by column and sum duplicates in input order
+    idx.resize(col.size() - row_start);
     for (std::size_t t = 0; t < idx.size(); ++t) idx[t] = row_start + t;
-    std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return col[x] < col[y]; });
-    Vector<index_t> rc;
-    Vector<double> rv;
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return col[x] < col[y]; });
+    rc.clear();
+    rv.clear();
     for (std::size_t t : idx) {
       if (!rc.empty() && rc.back() == col[t])
         rv.back() += val[t];
