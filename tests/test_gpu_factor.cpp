@@ -195,3 +195,38 @@ TEST_SUITE("gpu") {
     CHECK(done > 0);
   }
 }
+
+TEST_SUITE("gpu") {
+  TEST_CASE("GPU: every scaling x ordering keeps the inertia and gives backward error below 1e-12") {
+    if (!need_gpu()) return;
+    struct Case {
+      std::string name;
+      SymmetricMatrix a;
+      std::int64_t neg;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"kkt-qp 300 120", generate_kkt_qp(300, 120, 0.0, 3), 120});
+    cases.push_back({"laplace3d 10 shifted", generate_laplace3d(10, 0.7), laplace3d_num_neg(10, 0.7)});
+    const Ordering orderings[] = {Ordering::metis, Ordering::amd, Ordering::matching};
+    const Scaling scalings[] = {Scaling::none, Scaling::matching, Scaling::auction, Scaling::equilibrate,
+                                Scaling::from_ordering};
+    for (const Case& c : cases) {
+      CAPTURE(c.name);
+      for (Ordering o : orderings)
+        for (Scaling sc : scalings) {
+          if (sc == Scaling::from_ordering && o != Ordering::matching) continue;
+          CAPTURE(static_cast<int>(o));
+          CAPTURE(static_cast<int>(sc));
+          Options opt = gpu_options();
+          opt.ordering = o;
+          opt.scaling = sc;
+          auto r = ssids_test::run_pipeline(c.a, opt, Mode::indefinite, 10);
+          CHECK(r.factors.backend() == Backend::gpu);
+          CHECK(r.inform.num_neg == c.neg);
+          CHECK(r.inform.num_pos == c.a.n - c.neg);
+          CHECK(r.inform.num_zero == 0);
+          CHECK(r.backward_error < 1e-12);
+        }
+    }
+  }
+}
