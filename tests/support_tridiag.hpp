@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
 #include "ssids/csc.hpp"
+#include "ssids/error.hpp"
 
 namespace ssids_test {
 
@@ -134,6 +136,16 @@ inline double csr_backward_error(const ssids::CsrMatrix& a, const double* x, con
     bn = std::max(bn, std::fabs(b[i]));
   }
   return rn / (an * xn + bn);
+}
+
+/// The code of the ssids::Error that f throws, 0 when it returns normally.
+inline int expect_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ssids::Error& e) {
+    return e.code();
+  }
+  return 0;
 }
 
 }  // namespace ssids_test

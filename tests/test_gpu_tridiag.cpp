@@ -28,6 +28,8 @@ using namespace ssids_test;
 
 namespace {
 
+using ssids_test::expect_error;
+
 using ssids_test::need_gpu;
 
 const int kSizes[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 129, 257, 1000, 4097, 100003};
@@ -38,15 +40,6 @@ double berr(const Tri& t, const std::vector<double>& x, const std::vector<double
 
 bool bitwise(const std::vector<double>& x, const std::vector<double>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
-}
-
-int expect_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return 0;
 }
 
 }  // namespace

@@ -21,21 +21,14 @@ using namespace ssids_test;
 
 namespace {
 
+using ssids_test::expect_error;
+
 const int kSizes[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 129, 257, 1000, 4097, 100003};
 
 double berr(const Tri& t, const std::vector<double>& x, const std::vector<double>& b, int nrhs = 1,
             offset_t ld = -1) {
   if (ld < 0) ld = t.n;
   return tridiag::backward_error(t.n, t.dl.data(), t.d.data(), t.du.data(), nrhs, x.data(), ld, b.data(), ld);
-}
-
-int expect_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return 0;
 }
 
 }  // namespace

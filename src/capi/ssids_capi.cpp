@@ -74,6 +74,14 @@ bool is_live(const void* p) {
   std::lock_guard<std::mutex> lock(registry_mutex);
   return registry().count(p) != 0;
 }
+/// A new handle of type H, registered; owned by a unique_ptr until registration succeeded, so that a failed
+/// registration leaks nothing.
+template <class H>
+H* new_registered_handle() {
+  std::unique_ptr<H> fresh(new H);
+  register_handle(fresh.get());
+  return fresh.release();
+}
 bool unregister_handle(const void* p) {
   std::lock_guard<std::mutex> lock(registry_mutex);
   return registry().erase(p) != 0;
@@ -186,10 +194,8 @@ void analyse_view(const ssids::CscView& view, int* order, void** akeep, const sp
     ssids::Vector<index_t> pos = an.order();
     for (int i = 0; i < view.n; ++i) order[i] = pos[i] + o.array_base;
   }
-  if (!h) {  // owned by `fresh` until registered, so that a failed registration leaks nothing
-    std::unique_ptr<AHandle> fresh(new AHandle);
-    register_handle(fresh.get());
-    h = fresh.release();
+  if (!h) {
+    h = new_registered_handle<AHandle>();
     *akeep = h;
   }
   h->keep.analysis = std::move(an);
@@ -239,10 +245,8 @@ void factor_impl(bool posdef, const double* val, double* scale, void* akeep, voi
     }
     FHandle* h = nullptr;
     if (FKeep* old = as_fkeep(*fkeep)) h = reinterpret_cast<FHandle*>(reinterpret_cast<char*>(old) - offsetof(FHandle, keep));
-    if (!h) {  // owned by `fresh` until registered, so that a failed registration leaks nothing
-      std::unique_ptr<FHandle> fresh(new FHandle);
-      register_handle(fresh.get());
-      h = fresh.release();
+    if (!h) {
+      h = new_registered_handle<FHandle>();
       *fkeep = h;
     }
     h->keep.factors = std::move(f);
