@@ -5,13 +5,23 @@
 // method on A M^{-1} u = r from u = 0 (CG: on A d = r directly), tracks the best recursive residual, and
 // returns a correction dx = M^{-1} u_best. The driver recomputes ||b - A (x + dx)||: a cycle that converged
 // only recursively (or a GMRES restart) starts a new cycle from the true residual, within the iteration
-// budget. Vectors have size n; all dot products are plain serial sums (the preconditioner dominates).
+// budget.
+//
+// Everything is written once against KrylovSpace (krylov.hpp): vectors come from space.allocate() (held by
+// Vec below), updates are combine/copy, reductions dot; the methods and the driver never touch an element,
+// so x, b and the work vectors may live on the GPU. Only small per-iteration scalars stay on the host (the
+// Hessenberg matrix and Givens rotations of GMRES, tau/sigma/gamma of BiCGStab(2)). HostKrylovSpace, at the
+// end, runs the iteration on host arrays for the callback overload: its dot is a plain serial sum (the
+// preconditioner dominates) and its combine gives the bits of the former elementwise loops on finite data,
+// except in GMRES's normalisations, now products with 1/||v|| instead of divisions by ||v|| (last bits).
 #include "sap/krylov.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
+#include <new>
+#include <utility>
 
+#include "common/host_allocation.hpp"
 #include "ssids/memory.hpp"
 
 namespace ssids {
@@ -20,15 +30,30 @@ namespace detail {
 
 namespace {
 
-using Vec = Vector<double>;
-
-double dot(index_t n, const double* x, const double* y) {
-  double s = 0.0;
-  for (index_t i = 0; i < n; ++i) s += x[i] * y[i];
-  return s;
-}
-double norm2(index_t n, const double* x) { return std::sqrt(dot(n, x, x)); }
 bool finite(double v) { return std::isfinite(v); }
+double norm2(KrylovSpace& sp, const double* x) { return std::sqrt(sp.dot(x, x)); }
+
+/// y += a x (combine evaluates (a x) + y: the same bits as y + a x, and y - a' x for a = -a').
+void axpy(KrylovSpace& sp, double a, const double* x, double* y) { sp.combine(a, x, 0.0, nullptr, 1.0, y); }
+
+/// One vector of the space, released when it goes out of scope; converts to its pointer.
+class Vec {
+ public:
+  explicit Vec(KrylovSpace& sp) : sp_(&sp), p_(sp.allocate()) {}
+  Vec(Vec&& o) noexcept : sp_(o.sp_), p_(std::exchange(o.p_, nullptr)) {}
+  Vec(const Vec&) = delete;
+  Vec& operator=(const Vec&) = delete;
+  Vec& operator=(Vec&&) = delete;
+  ~Vec() {
+    if (p_) sp_->release(p_);
+  }
+  void swap(Vec& o) noexcept { std::swap(p_, o.p_); }
+  operator double*() const noexcept { return p_; }
+
+ private:
+  KrylovSpace* sp_;
+  double* p_;
+};
 
 enum class CycleEnd { converged, restart, limit, breakdown, nan };
 
@@ -38,53 +63,73 @@ struct Cycle {
   bool has_dx = false;    ///< dx holds a nonzero correction
 };
 
-/// Common context of one cycle: A, M, sizes, tolerance, budget in applications.
+/// Common context of one cycle: the space (A, M, vectors), tolerance, budget in applications.
 struct Ctx {
-  index_t n;
-  const Operator& matvec;
-  const Operator& precond;
+  KrylovSpace& sp;
   double tol;
   std::int64_t budget;
   std::int64_t* extra_apps;  ///< applications spent forming dx
 };
 
-/// y = A M^{-1} v; tmp is workspace of size n.
+/// y = A M^{-1} v; tmp is a work vector.
 void apply_am(const Ctx& c, const double* v, double* y, double* tmp) {
-  c.precond(v, tmp);
-  c.matvec(tmp, y);
+  c.sp.precond(v, tmp);
+  c.sp.matvec(tmp, y);
 }
 
 /// dx = M^{-1} u (one application counted as extra).
-void finish_dx(const Ctx& c, const Vec& u, double* dx) {
-  c.precond(u.data(), dx);
+void finish_dx(const Ctx& c, const double* u, double* dx) {
+  c.sp.precond(u, dx);
   ++*c.extra_apps;
+}
+
+/// z = x / d for d = ||x||_2 > 0 (GMRES normalisation; x may be z). combine has no division, so this
+/// multiplies by 1/d; when 1/d overflows (subnormal d), x is first scaled by 2^600, which its entries
+/// (|x_i| <= d) tolerate.
+void normalize(KrylovSpace& sp, const double* x, double d, double* z) {
+  double s = 1.0 / d;
+  if (!finite(s)) {
+    const double up = std::ldexp(1.0, 600);
+    if (x == z)
+      sp.combine(0.0, nullptr, 0.0, nullptr, up, z);
+    else
+      sp.combine(up, x, 0.0, nullptr, 0.0, z);
+    x = z;
+    s = 1.0 / (d * up);
+  }
+  if (x == z)
+    sp.combine(0.0, nullptr, 0.0, nullptr, s, z);
+  else
+    sp.combine(s, x, 0.0, nullptr, 0.0, z);
 }
 
 /// BiCGStab(2): Sleijpen–Fokkema Alg. 3.1 with l = 2; exits after applications 1, 3 (BiCG steps) and 4 (MR step).
 Cycle bicgstab_l(const Ctx& c, const double* r0, double* dx) {
   constexpr int l = 2;
-  const index_t n = c.n;
+  KrylovSpace& sp = c.sp;
   Cycle cy;
-  Vec r[l + 1], u[l + 1];
+  Vector<Vec> r, u;
+  r.reserve(l + 1);
+  u.reserve(l + 1);
   for (int i = 0; i <= l; ++i) {
-    r[i].assign(static_cast<std::size_t>(n), 0.0);
-    u[i].assign(static_cast<std::size_t>(n), 0.0);
+    r.emplace_back(sp);
+    u.emplace_back(sp);
   }
-  Vec x(static_cast<std::size_t>(n), 0.0), best(static_cast<std::size_t>(n), 0.0), tmp(static_cast<std::size_t>(n));
-  Vec rt(r0, r0 + n);
-  std::copy(r0, r0 + n, r[0].begin());
-  double best_norm = norm2(n, r0);
+  Vec x(sp), best(sp), tmp(sp), rt(sp);
+  sp.copy(r0, rt);
+  sp.copy(r0, r[0]);
+  double best_norm = norm2(sp, r0);
   bool improved = false;
   double rho0 = 1.0, alpha = 0.0, omega = 1.0;
   auto check = [&]() -> bool {  // exit point: true when the cycle must stop
-    const double rn = norm2(n, r[0].data());
+    const double rn = norm2(sp, r[0]);
     if (!finite(rn)) {
       cy.end = CycleEnd::nan;
       return true;
     }
     if (rn < best_norm) {
       best_norm = rn;
-      best = x;
+      sp.copy(x, best);
       improved = true;
     }
     if (rn <= c.tol) {
@@ -101,7 +146,7 @@ Cycle bicgstab_l(const Ctx& c, const double* r0, double* dx) {
   while (!stop) {
     rho0 = -omega * rho0;
     for (int j = 0; j < l && !stop; ++j) {
-      const double rho1 = dot(n, r[j].data(), rt.data());
+      const double rho1 = sp.dot(r[j], rt);
       if (rho0 == 0.0 || !finite(rho1)) {
         cy.end = finite(rho1) ? CycleEnd::breakdown : CycleEnd::nan;
         stop = true;
@@ -109,25 +154,23 @@ Cycle bicgstab_l(const Ctx& c, const double* r0, double* dx) {
       }
       const double beta = alpha * rho1 / rho0;
       rho0 = rho1;
-      for (int i = 0; i <= j; ++i)
-        for (index_t t = 0; t < n; ++t) u[i][t] = r[i][t] - beta * u[i][t];
-      apply_am(c, u[j].data(), u[j + 1].data(), tmp.data());
+      for (int i = 0; i <= j; ++i) sp.combine(1.0, r[i], 0.0, nullptr, -beta, u[i]);  // u_i = r_i - beta u_i
+      apply_am(c, u[j], u[j + 1], tmp);
       ++cy.apps;
-      const double gamma = dot(n, u[j + 1].data(), rt.data());
+      const double gamma = sp.dot(u[j + 1], rt);
       if (gamma == 0.0 || !finite(gamma)) {
         cy.end = finite(gamma) ? CycleEnd::breakdown : CycleEnd::nan;
         stop = true;
         break;
       }
       alpha = rho0 / gamma;
-      for (int i = 0; i <= j; ++i)
-        for (index_t t = 0; t < n; ++t) r[i][t] -= alpha * u[i + 1][t];
-      for (index_t t = 0; t < n; ++t) x[t] += alpha * u[0][t];
+      for (int i = 0; i <= j; ++i) axpy(sp, -alpha, u[i + 1], r[i]);
+      axpy(sp, alpha, u[0], x);
       if (check()) {
         stop = true;
         break;
       }
-      apply_am(c, r[j].data(), r[j + 1].data(), tmp.data());
+      apply_am(c, r[j], r[j + 1], tmp);
       ++cy.apps;
     }
     if (stop) break;
@@ -136,15 +179,15 @@ Cycle bicgstab_l(const Ctx& c, const double* r0, double* dx) {
     bool bad = false;
     for (int j = 1; j <= l; ++j) {
       for (int i = 1; i < j; ++i) {
-        tau[i][j] = dot(n, r[j].data(), r[i].data()) / sigma[i];
-        for (index_t t = 0; t < n; ++t) r[j][t] -= tau[i][j] * r[i][t];
+        tau[i][j] = sp.dot(r[j], r[i]) / sigma[i];
+        axpy(sp, -tau[i][j], r[i], r[j]);
       }
-      sigma[j] = dot(n, r[j].data(), r[j].data());
+      sigma[j] = sp.dot(r[j], r[j]);
       if (sigma[j] == 0.0 || !finite(sigma[j])) {
         bad = true;
         break;
       }
-      gp[j] = dot(n, r[0].data(), r[j].data()) / sigma[j];
+      gp[j] = sp.dot(r[0], r[j]) / sigma[j];
     }
     if (bad) {
       cy.end = CycleEnd::breakdown;
@@ -160,17 +203,14 @@ Cycle bicgstab_l(const Ctx& c, const double* r0, double* dx) {
       gpp[j] = g[j + 1];
       for (int i = j + 1; i <= l - 1; ++i) gpp[j] += tau[j][i] * g[i + 1];
     }
-    for (index_t t = 0; t < n; ++t) {
-      x[t] += g[1] * r[0][t];
-      r[0][t] -= gp[l] * r[l][t];
-      u[0][t] -= g[l] * u[l][t];
+    axpy(sp, g[1], r[0], x);  // x before r_0 changes
+    axpy(sp, -gp[l], r[l], r[0]);
+    axpy(sp, -g[l], u[l], u[0]);
+    for (int j = 1; j <= l - 1; ++j) {
+      axpy(sp, -g[j], u[j], u[0]);
+      axpy(sp, gpp[j], r[j], x);
+      axpy(sp, -gp[j], r[j], r[0]);
     }
-    for (int j = 1; j <= l - 1; ++j)
-      for (index_t t = 0; t < n; ++t) {
-        u[0][t] -= g[j] * u[j][t];
-        x[t] += gpp[j] * r[j][t];
-        r[0][t] -= gp[j] * r[j][t];
-      }
     if (omega == 0.0) {
       check();
       cy.end = CycleEnd::breakdown;
@@ -187,21 +227,22 @@ Cycle bicgstab_l(const Ctx& c, const double* r0, double* dx) {
 
 /// BiCGStab (van der Vorst), right-preconditioned; exits after each application (halves).
 Cycle bicgstab(const Ctx& c, const double* r0, double* dx) {
-  const index_t n = c.n;
+  KrylovSpace& sp = c.sp;
   Cycle cy;
-  const std::size_t sn = static_cast<std::size_t>(n);
-  Vec r(r0, r0 + n), rt(r0, r0 + n), p(sn, 0.0), v(sn, 0.0), s(sn), t(sn), x(sn, 0.0), best(sn, 0.0), tmp(sn);
-  double best_norm = norm2(n, r0), rho_old = 1.0, alpha = 1.0, omega = 1.0;
+  Vec r(sp), rt(sp), p(sp), v(sp), s(sp), t(sp), x(sp), best(sp), tmp(sp);
+  sp.copy(r0, r);
+  sp.copy(r0, rt);
+  double best_norm = norm2(sp, r0), rho_old = 1.0, alpha = 1.0, omega = 1.0;
   bool improved = false, first = true;
-  auto check = [&](const Vec& res) -> bool {
-    const double rn = norm2(n, res.data());
+  auto check = [&](const double* res) -> bool {
+    const double rn = norm2(sp, res);
     if (!finite(rn)) {
       cy.end = CycleEnd::nan;
       return true;
     }
     if (rn < best_norm) {
       best_norm = rn;
-      best = x;
+      sp.copy(x, best);
       improved = true;
     }
     if (rn <= c.tol) {
@@ -215,43 +256,40 @@ Cycle bicgstab(const Ctx& c, const double* r0, double* dx) {
     return false;
   };
   for (;;) {
-    const double rho = dot(n, rt.data(), r.data());
+    const double rho = sp.dot(rt, r);
     if (rho == 0.0 || !finite(rho)) {
       cy.end = finite(rho) ? CycleEnd::breakdown : CycleEnd::nan;
       break;
     }
     if (first) {
-      p = r;
+      sp.copy(r, p);
       first = false;
-    } else {
+    } else {  // p = r + beta (p - omega v)
       const double beta = (rho / rho_old) * (alpha / omega);
-      for (index_t i = 0; i < n; ++i) p[i] = r[i] + beta * (p[i] - omega * v[i]);
+      axpy(sp, -omega, v, p);
+      sp.combine(1.0, r, 0.0, nullptr, beta, p);
     }
-    apply_am(c, p.data(), v.data(), tmp.data());
+    apply_am(c, p, v, tmp);
     ++cy.apps;
-    const double sig = dot(n, rt.data(), v.data());
+    const double sig = sp.dot(rt, v);
     if (sig == 0.0 || !finite(sig)) {
       cy.end = finite(sig) ? CycleEnd::breakdown : CycleEnd::nan;
       break;
     }
     alpha = rho / sig;
-    for (index_t i = 0; i < n; ++i) {
-      s[i] = r[i] - alpha * v[i];
-      x[i] += alpha * p[i];
-    }
+    sp.combine(1.0, r, -alpha, v, 0.0, s);  // s = r - alpha v
+    axpy(sp, alpha, p, x);
     if (check(s)) break;
-    apply_am(c, s.data(), t.data(), tmp.data());
+    apply_am(c, s, t, tmp);
     ++cy.apps;
-    const double tt = dot(n, t.data(), t.data());
+    const double tt = sp.dot(t, t);
     if (tt == 0.0 || !finite(tt)) {
       cy.end = finite(tt) ? CycleEnd::breakdown : CycleEnd::nan;
       break;
     }
-    omega = dot(n, t.data(), s.data()) / tt;
-    for (index_t i = 0; i < n; ++i) {
-      x[i] += omega * s[i];
-      r[i] = s[i] - omega * t[i];
-    }
+    omega = sp.dot(t, s) / tt;
+    axpy(sp, omega, s, x);
+    sp.combine(1.0, s, -omega, t, 0.0, r);  // r = s - omega t
     if (check(r)) break;
     if (omega == 0.0) {
       cy.end = CycleEnd::breakdown;
@@ -268,21 +306,21 @@ Cycle bicgstab(const Ctx& c, const double* r0, double* dx) {
 
 /// One GMRES(m) cycle (Arnoldi with modified Gram–Schmidt, Givens rotations), right-preconditioned.
 Cycle gmres(const Ctx& c, const double* r0, double* dx, int m) {
-  const index_t n = c.n;
-  const std::size_t sn = static_cast<std::size_t>(n);
+  KrylovSpace& sp = c.sp;
   Cycle cy;
   m = std::max(1, m);
-  const double beta = norm2(n, r0);
+  const double beta = norm2(sp, r0);
   if (!finite(beta)) {
     cy.end = CycleEnd::nan;
     return cy;
   }
-  Vector<Vec> v(static_cast<std::size_t>(m) + 1);
-  v[0].assign(r0, r0 + n);
-  for (index_t i = 0; i < n; ++i) v[0][i] /= beta;
+  Vector<Vec> v;  // the Arnoldi basis, allocated as it grows
+  v.reserve(static_cast<std::size_t>(m) + 1);
+  v.emplace_back(sp);
+  normalize(sp, r0, beta, v[0]);
   Vector<double> h(static_cast<std::size_t>(m + 1) * m, 0.0), cs(m), sn_(m), g(m + 1, 0.0);
   g[0] = beta;
-  Vec tmp(sn);
+  Vec tmp(sp);
   int j = 0;
   cy.end = CycleEnd::restart;
   for (; j < m; ++j) {
@@ -290,15 +328,15 @@ Cycle gmres(const Ctx& c, const double* r0, double* dx, int m) {
       cy.end = CycleEnd::limit;
       break;
     }
-    v[j + 1].assign(sn, 0.0);
-    apply_am(c, v[j].data(), v[j + 1].data(), tmp.data());
+    v.emplace_back(sp);
+    apply_am(c, v[j], v[j + 1], tmp);
     ++cy.apps;
     double* hj = h.data() + static_cast<std::size_t>(j) * (m + 1);
     for (int i = 0; i <= j; ++i) {
-      hj[i] = dot(n, v[j + 1].data(), v[i].data());
-      for (index_t t = 0; t < n; ++t) v[j + 1][t] -= hj[i] * v[i][t];
+      hj[i] = sp.dot(v[j + 1], v[i]);
+      axpy(sp, -hj[i], v[i], v[j + 1]);
     }
-    hj[j + 1] = norm2(n, v[j + 1].data());
+    hj[j + 1] = norm2(sp, v[j + 1]);
     if (!finite(hj[j + 1])) {
       cy.end = CycleEnd::nan;
       break;
@@ -322,8 +360,7 @@ Cycle gmres(const Ctx& c, const double* r0, double* dx, int m) {
     g[j + 1] = -sn_[j] * g[j];
     g[j] = cs[j] * g[j];
     const double res = std::fabs(g[j + 1]);
-    if (happy != 0.0)
-      for (index_t t = 0; t < n; ++t) v[j + 1][t] /= happy;
+    if (happy != 0.0) normalize(sp, v[j + 1], happy, v[j + 1]);
     if (res <= c.tol || happy == 0.0) {
       cy.end = CycleEnd::converged;
       ++j;
@@ -337,9 +374,8 @@ Cycle gmres(const Ctx& c, const double* r0, double* dx, int m) {
       for (int q = i + 1; q < k; ++q) y[i] -= h[static_cast<std::size_t>(q) * (m + 1) + i] * y[q];
       y[i] /= h[static_cast<std::size_t>(i) * (m + 1) + i];
     }
-    Vec u(sn, 0.0);
-    for (int i = 0; i < k; ++i)
-      for (index_t t = 0; t < n; ++t) u[t] += y[i] * v[i][t];
+    Vec u(sp);  // zero
+    for (int i = 0; i < k; ++i) axpy(sp, y[i], v[i], u);
     finish_dx(c, u, dx);
     cy.has_dx = true;
   }
@@ -349,19 +385,19 @@ Cycle gmres(const Ctx& c, const double* r0, double* dx, int m) {
 
 /// Preconditioned CG on A d = r0 (d in x-space, no extra application).
 Cycle cg(const Ctx& c, const double* r0, double* dx) {
-  const index_t n = c.n;
-  const std::size_t sn = static_cast<std::size_t>(n);
+  KrylovSpace& sp = c.sp;
   Cycle cy;
-  Vec r(r0, r0 + n), z(sn), p(sn), q(sn), d(sn, 0.0), best(sn, 0.0);
-  double best_norm = norm2(n, r0);
+  Vec r(sp), z(sp), p(sp), q(sp), d(sp), best(sp);
+  sp.copy(r0, r);
+  double best_norm = norm2(sp, r0);
   bool improved = false;
-  c.precond(r.data(), z.data());
+  sp.precond(r, z);
   ++cy.apps;
-  p = z;
-  double rz = dot(n, r.data(), z.data());
+  sp.copy(z, p);
+  double rz = sp.dot(r, z);
   for (;;) {
-    c.matvec(p.data(), q.data());
-    const double pq = dot(n, p.data(), q.data());
+    sp.matvec(p, q);
+    const double pq = sp.dot(p, q);
     if (!finite(pq) || !finite(rz)) {
       cy.end = CycleEnd::nan;
       break;
@@ -371,18 +407,16 @@ Cycle cg(const Ctx& c, const double* r0, double* dx) {
       break;
     }
     const double alpha = rz / pq;
-    for (index_t i = 0; i < n; ++i) {
-      d[i] += alpha * p[i];
-      r[i] -= alpha * q[i];
-    }
-    const double rn = norm2(n, r.data());
+    axpy(sp, alpha, p, d);
+    axpy(sp, -alpha, q, r);
+    const double rn = norm2(sp, r);
     if (!finite(rn)) {
       cy.end = CycleEnd::nan;
       break;
     }
     if (rn < best_norm) {
       best_norm = rn;
-      best = d;
+      sp.copy(d, best);
       improved = true;
     }
     if (rn <= c.tol) {
@@ -393,37 +427,93 @@ Cycle cg(const Ctx& c, const double* r0, double* dx) {
       cy.end = CycleEnd::limit;
       break;
     }
-    c.precond(r.data(), z.data());
+    sp.precond(r, z);
     ++cy.apps;
-    const double rz_new = dot(n, r.data(), z.data());
+    const double rz_new = sp.dot(r, z);
     const double beta = rz_new / rz;
     rz = rz_new;
-    for (index_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
+    sp.combine(1.0, z, 0.0, nullptr, beta, p);  // p = z + beta p
   }
   if (improved) {
-    std::copy(best.begin(), best.end(), dx);
+    sp.copy(best, dx);
     cy.has_dx = true;
   }
   return cy;
 }
 
+/// The space of the callback overload: host arrays of n doubles from the library's allocator.
+class HostKrylovSpace final : public KrylovSpace {
+ public:
+  HostKrylovSpace(index_t n, const Operator& matvec, const Operator& precond)
+      : n_(n), matvec_(matvec), precond_(precond) {}
+  index_t size() const override { return n_; }
+  double* allocate() override try {
+    double* v = static_cast<double*>(ssids::detail::allocate_bytes(bytes()));
+    std::fill(v, v + n_, 0.0);
+    return v;
+  } catch (const std::bad_alloc&) {
+    ssids::detail::throw_host_allocation_failed("the SaP Krylov solve");
+  }
+  void release(double* v) noexcept override { ssids::detail::deallocate_bytes(v, bytes()); }
+  double dot(const double* x, const double* y) override {
+    double s = 0.0;
+    for (index_t i = 0; i < n_; ++i) s += x[i] * y[i];
+    return s;
+  }
+  void combine(double a, const double* x, double b, const double* y, double c, double* z) override {
+    switch ((a != 0.0 ? 4 : 0) + (b != 0.0 ? 2 : 0) + (c != 0.0 ? 1 : 0)) {
+      case 0: combine_terms<false, false, false>(a, x, b, y, c, z); break;
+      case 1: combine_terms<false, false, true>(a, x, b, y, c, z); break;
+      case 2: combine_terms<false, true, false>(a, x, b, y, c, z); break;
+      case 3: combine_terms<false, true, true>(a, x, b, y, c, z); break;
+      case 4: combine_terms<true, false, false>(a, x, b, y, c, z); break;
+      case 5: combine_terms<true, false, true>(a, x, b, y, c, z); break;
+      case 6: combine_terms<true, true, false>(a, x, b, y, c, z); break;
+      default: combine_terms<true, true, true>(a, x, b, y, c, z); break;
+    }
+  }
+  void copy(const double* x, double* y) override {
+    if (x != y) std::copy(x, x + n_, y);
+  }
+  void matvec(const double* x, double* y) override { matvec_(x, y); }
+  void precond(const double* x, double* y) override { precond_(x, y); }
+  void to_space(const double* host, double* v) override { copy(host, v); }
+  void to_host(const double* v, double* host) override { copy(v, host); }
+
+ private:
+  std::size_t bytes() const { return static_cast<std::size_t>(n_) * sizeof(double); }
+  /// z = ((a x) + (b y)) + (c z) over the terms that are present; none present: z = 0.
+  template <bool A, bool B, bool C>
+  void combine_terms(double a, const double* x, double b, const double* y, double c, double* z) {
+    for (index_t i = 0; i < n_; ++i) {
+      double s = 0.0;
+      if constexpr (A) s = a * x[i];
+      if constexpr (B) s = A ? s + b * y[i] : b * y[i];
+      if constexpr (C) s = A || B ? s + c * z[i] : c * z[i];
+      z[i] = s;
+    }
+  }
+
+  index_t n_;
+  const Operator& matvec_;
+  const Operator& precond_;
+};
+
 }  // namespace
 
-KrylovResult krylov_solve(index_t n, const Operator& matvec, const Operator& precond, const double* b, double* x,
-                          const KrylovSettings& s) {
+KrylovResult krylov_solve(KrylovSpace& sp, const double* b, double* x, const KrylovSettings& s) {
   KrylovResult res;
-  const std::size_t sn = static_cast<std::size_t>(n);
   const int per = s.kind == Krylov::bicgstab2 ? 4 : s.kind == Krylov::bicgstab ? 2 : 1;
   const std::int64_t budget_total = static_cast<std::int64_t>(std::max(0, s.max_iterations)) * per;
-  res.b_norm = norm2(n, b);
+  res.b_norm = norm2(sp, b);
   const double tol = std::max(s.rtol * res.b_norm, s.atol);
-  Vec r(sn), ax(sn), dx(sn), xn(sn);
+  Vec r(sp), ax(sp), dx(sp), xn(sp), rnew(sp);
   auto residual = [&](const double* xv, double* rv) {
-    matvec(xv, ax.data());
-    for (index_t i = 0; i < n; ++i) rv[i] = b[i] - ax[i];
-    return norm2(n, rv);
+    sp.matvec(xv, ax);
+    sp.combine(1.0, b, -1.0, ax, 0.0, rv);  // rv = b - A xv
+    return norm2(sp, rv);
   };
-  double rn = residual(x, r.data());
+  double rn = residual(x, r);
   std::int64_t counted = 0, extra = 0;
   Status status = Status::iteration_limit;
   int stalls = 0;
@@ -440,22 +530,21 @@ KrylovResult krylov_solve(index_t n, const Operator& matvec, const Operator& pre
       status = Status::iteration_limit;
       break;
     }
-    Ctx ctx{n, matvec, precond, tol, budget_total - counted, &extra};
+    Ctx ctx{sp, tol, budget_total - counted, &extra};
     Cycle cy;
     switch (s.kind) {
-      case Krylov::bicgstab2: cy = bicgstab_l(ctx, r.data(), dx.data()); break;
-      case Krylov::bicgstab: cy = bicgstab(ctx, r.data(), dx.data()); break;
-      case Krylov::gmres: cy = gmres(ctx, r.data(), dx.data(), s.restart); break;
-      case Krylov::cg: cy = cg(ctx, r.data(), dx.data()); break;
+      case Krylov::bicgstab2: cy = bicgstab_l(ctx, r, dx); break;
+      case Krylov::bicgstab: cy = bicgstab(ctx, r, dx); break;
+      case Krylov::gmres: cy = gmres(ctx, r, dx, s.restart); break;
+      case Krylov::cg: cy = cg(ctx, r, dx); break;
     }
     counted += cy.apps;
     bool accepted = false;
     if (cy.has_dx) {
-      for (index_t i = 0; i < n; ++i) xn[i] = x[i] + dx[i];
-      Vec rnew(sn);
-      const double rnn = residual(xn.data(), rnew.data());
+      sp.combine(1.0, x, 1.0, dx, 0.0, xn);  // xn = x + dx
+      const double rnn = residual(xn, rnew);
       if (finite(rnn) && rnn < rn) {  // keep the best iterate
-        std::copy(xn.begin(), xn.end(), x);
+        sp.copy(xn, x);
         r.swap(rnew);
         rn = rnn;
         accepted = true;
@@ -478,6 +567,12 @@ KrylovResult krylov_solve(index_t n, const Operator& matvec, const Operator& pre
   res.applications = counted + extra;
   res.residual_norm = rn;
   return res;
+}
+
+KrylovResult krylov_solve(index_t n, const Operator& matvec, const Operator& precond, const double* b, double* x,
+                          const KrylovSettings& s) {
+  HostKrylovSpace space(n, matvec, precond);
+  return krylov_solve(space, b, x, s);
 }
 
 }  // namespace detail

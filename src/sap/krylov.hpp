@@ -34,7 +34,39 @@ struct KrylovResult {
   double b_norm = 0.0;
 };
 
-/// Solve A x = b. x: in: initial guess (all zero for none); out: the converged or best iterate.
+/// The vectors and operators one Krylov solve works with. Vectors are `size()` doubles in the space's own
+/// memory (host or GPU); the methods touch them only through these operations, and only scalars come back,
+/// so the same iteration runs on the host and, with the matrix and preconditioner resident, on the GPU.
+class KrylovSpace {
+ public:
+  virtual ~KrylovSpace() = default;
+  virtual index_t size() const = 0;
+  /// A new zero-filled vector, returned to release() (throws Error(allocation) when out of memory).
+  virtual double* allocate() = 0;
+  virtual void release(double* v) noexcept = 0;
+  /// x . y, deterministic (the same inputs give the same bits on every call). x and y may be the same
+  /// vector (norms are sqrt(dot(x, x))).
+  virtual double dot(const double* x, const double* y) = 0;
+  /// z = a x + b y + c z, elementwise, evaluated as ((a x) + (b y)) + (c z). A term whose coefficient is
+  /// exactly 0 (either sign) is skipped entirely (its vector may be null; when c == 0 the old z is not read, so
+  /// NaNs in it do not propagate); with all three coefficients 0, z = 0. x or y may alias z.
+  virtual void combine(double a, const double* x, double b, const double* y, double c, double* z) = 0;
+  /// y = x.
+  virtual void copy(const double* x, double* y) = 0;
+  /// y = A x (x, y distinct).
+  virtual void matvec(const double* x, double* y) = 0;
+  /// y = M^{-1} x (x, y distinct).
+  virtual void precond(const double* x, double* y) = 0;
+  /// Vectors in and out of the space (host arrays of size()).
+  virtual void to_space(const double* host, double* v) = 0;
+  virtual void to_host(const double* v, double* host) = 0;
+};
+
+/// Solve A x = b in `space`: b and x are vectors of the space. x: in: initial guess (all zero for none);
+/// out: the converged or best iterate.
+KrylovResult krylov_solve(KrylovSpace& space, const double* b, double* x, const KrylovSettings& s);
+
+/// Host convenience: the same iteration on host arrays with the operators as callbacks.
 KrylovResult krylov_solve(index_t n, const Operator& matvec, const Operator& precond, const double* b, double* x,
                           const KrylovSettings& s);
 
