@@ -11,6 +11,7 @@
 
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
+#include "sap/sap_gpu.hpp"
 #include "ssids/sap.hpp"
 #include "support.hpp"
 
@@ -341,11 +342,21 @@ TEST_CASE("sap input errors: nonsquare - bad options - gpu backend - structurall
   Solver s;
   SapOptions o;
   o.backend = Backend::gpu;
+  if (!ssids::sap::detail::sap_gpu_available()) {
+    try {
+      s.setup(a, o, inf);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == flag::no_cuda);
+    }
+  }
+  o = SapOptions();
+  o.mixed_precision = true;  // the CPU preconditioner is double only
   try {
     s.setup(a, o, inf);
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK((e.code() == flag::no_cuda || e.code() == flag::unimplemented));
+    CHECK(e.code() == flag::bad_input);
   }
   o = SapOptions();
   o.drop = 1.0;
@@ -393,5 +404,7 @@ TEST_CASE("sap CLI reports convergence and the JSON keys") {
                           "\"bandwidth\": 5", "\"partitions\": 6", "\"time_setup\"", "\"time_solve\""})
     CHECK(out.find(key) != std::string::npos);
   CHECK(ssids_test::run_command(ssids_test::cli_path() + " sap gen:banded:100:2:1 --variant X", out) == 2);
-  CHECK(ssids_test::run_command(ssids_test::cli_path() + " sap gen:banded:100:2:1 --backend gpu", out) == 1);
+  CHECK(ssids_test::run_command(ssids_test::cli_path() + " sap gen:banded:100:2:1 --backend gpu", out) ==
+        (ssids::sap::detail::sap_gpu_available() ? 0 : 1));
+  CHECK(ssids_test::run_command(ssids_test::cli_path() + " sap gen:banded:100:2:1 --backend tpu", out) == 2);
 }

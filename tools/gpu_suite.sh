@@ -43,6 +43,10 @@ if has sanitize; then
     "racecheck test_gpu_tridiag *many right-hand*"
     "synccheck test_gpu_tridiag *many right-hand*"
     "initcheck test_gpu_tridiag *device pointer*"
+    "memcheck  test_gpu_sap     *bitwise*,*device generator*,*update*"
+    "racecheck test_gpu_sap     *bitwise*,*device generator*"
+    "synccheck test_gpu_sap     *bitwise*"
+    "initcheck test_gpu_sap     *bitwise*"
   )
   for r in "${runs[@]}"; do
     read -r tool bin tc <<< "$r"

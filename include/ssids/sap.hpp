@@ -59,7 +59,10 @@ const char* variant_name(Variant v) noexcept;
 const char* krylov_name(Krylov k) noexcept;
 
 struct SapOptions {
-  Backend backend = Backend::cpu;     ///< cpu only for now; gpu -> Error(no_cuda / unimplemented)
+  Backend backend = Backend::cpu;     ///< cpu; gpu (Error(no_cuda) without CUDA, Error(cuda) without a device);
+                                      ///< automatic = gpu when a device is present, cpu otherwise
+  bool mixed_precision = false;       ///< GPU only: the preconditioner (factors, spikes, sweeps) in single precision
+                                      ///< inside the double-precision Krylov iteration (Error(bad_input) on the CPU)
   int partitions = 16;                ///< P requested (>= 1); reduced so that every block has >= 2K rows
   Variant variant = Variant::decoupled;  ///< the paper found SaP-D the faster choice on most systems (§4.3.1)
   double drop = 0.0;                  ///< fraction of the squared Frobenius norm that drop-off may discard, [0, 1)
@@ -106,6 +109,10 @@ struct SapInform {
   double time_db = 0.0, time_cm = 0.0, time_drop = 0.0, time_third_stage = 0.0, time_assemble = 0.0;
   double time_lu = 0.0;               ///< block LU factorizations (T_LU)
   double time_spikes = 0.0;           ///< SaP-C: UL, spike tips, reduced systems (T_BC + T_SPK + T_LUrdcd)
+  // GPU backend
+  Backend backend = Backend::cpu;     ///< where setup() ran (automatic resolved)
+  double time_upload = 0.0;           ///< host -> device transfer of A (or of the band) inside time_setup
+  std::int64_t device_bytes = 0;      ///< device memory held by the solver after setup
 };
 
 class Solver {
@@ -131,9 +138,17 @@ class Solver {
   /// Same for the banded entry point.
   void update_banded(const double* band, SapInform& inform);
 
+  /// GPU backend only: the dense band (same storage as setup_banded) already lives in device memory; it is
+  /// copied device-to-device, nothing crosses the bus. Error(bad_input) for a CPU backend.
+  void setup_banded_device(index_t n, index_t k, const double* device_band, const SapOptions& options,
+                           SapInform& inform);
+
   /// Solve A x = b (b, x of size n). x on entry is the initial guess when options.use_initial_guess. Fills the
   /// solve part of inform. Many right-hand sides may reuse one setup. Thread-compatible (const).
   Status solve(const double* b, double* x, SapInform& inform) const;
+  /// GPU backend only: b and x are device pointers (n doubles each); the whole Krylov iteration runs on the
+  /// GPU and only scalars come back to the host. Synchronous (returns when x is final).
+  Status solve_device(const double* device_b, double* device_x, SapInform& inform) const;
   /// z = M^{-1} r in the coordinates of A (permutations and scalings included).
   void apply_preconditioner(const double* r, double* z) const;
   /// y = A x with the matrix of the last setup/update.
@@ -141,6 +156,8 @@ class Solver {
 
   index_t n() const;
   bool ready() const;
+  /// Backend of the last setup (cpu before any).
+  Backend backend() const;
 
  private:
   struct Impl;

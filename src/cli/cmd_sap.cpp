@@ -39,7 +39,8 @@ const char* sap_help =
     "  --third-stage      per-partition Cuthill-McKee (SaP-D only)\n"
     "  --no-ul            SaP-C: spike tops from full LU solves instead of a UL factorization\n"
     "  --rhs FILE         right-hand side, Matrix Market array n x 1\n"
-    "  --backend cpu|gpu  (gpu is not available yet)\n"
+    "  --backend cpu|gpu|auto  where setup and the Krylov iteration run (default cpu; auto = gpu when present)\n"
+    "  --mixed            GPU: preconditioner in single precision inside the double Krylov iteration\n"
     "  --json             one JSON object on stdout (times in seconds)\n";
 
 double now_seconds() {
@@ -49,12 +50,12 @@ double now_seconds() {
 }  // namespace
 
 int cmd_sap(int argc, char** argv) {
-  Args args(argc, argv, 2, {"--json", "--help", "--no-db", "--no-scaling", "--third-stage", "--no-ul"});
+  Args args(argc, argv, 2, {"--json", "--help", "--no-db", "--no-scaling", "--third-stage", "--no-ul", "--mixed"});
   if (args.has("--help")) {
     std::fputs(sap_help, stdout);
     return 0;
   }
-  args.check_known({"--json", "--help", "--no-db", "--no-scaling", "--third-stage", "--no-ul", "--partitions",
+  args.check_known({"--json", "--help", "--no-db", "--no-scaling", "--third-stage", "--no-ul", "--mixed", "--partitions",
                     "--variant", "--drop", "--max-bandwidth", "--krylov", "--tol", "--atol", "--maxit", "--restart",
                     "--boost", "--rhs", "--backend"});
   if (args.positional().size() != 1) throw UsageError{"expected exactly one matrix (FILE or gen:SPEC)"};
@@ -90,7 +91,9 @@ int cmd_sap(int argc, char** argv) {
   const std::string be = args.get("--backend", "cpu");
   if (be == "cpu") o.backend = ssids::Backend::cpu;
   else if (be == "gpu") o.backend = ssids::Backend::gpu;
-  else throw UsageError{"--backend must be cpu or gpu"};
+  else if (be == "auto") o.backend = ssids::Backend::automatic;
+  else throw UsageError{"--backend must be cpu, gpu or auto"};
+  o.mixed_precision = args.has("--mixed");
 
   double t0 = now_seconds();
   ssids::MatrixReport report;
@@ -143,6 +146,9 @@ int cmd_sap(int argc, char** argv) {
     j.add("solver_relative_residual", inf.relative_residual);
     if (!args.has("--rhs")) j.add("max_error", err);
     j.add("variant", std::string(ssids::sap::variant_name(o.variant)));
+    j.add("backend", std::string(inf.backend == ssids::Backend::gpu ? "gpu" : "cpu"));
+    j.add_bool("mixed_precision", o.mixed_precision);
+    j.add("time_upload", inf.time_upload);
     j.add("krylov", std::string(ssids::sap::krylov_name(o.krylov)));
     j.add("bandwidth", inf.bandwidth);
     j.add("k_input", inf.k_input);

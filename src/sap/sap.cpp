@@ -18,6 +18,7 @@
 #include "sap/band.hpp"
 #include "sap/krylov.hpp"
 #include "sap/reorder.hpp"
+#include "sap/sap_gpu.hpp"
 #include "sap/spike.hpp"
 #include "ssids/config.hpp"
 #include "ssids/error.hpp"
@@ -51,10 +52,8 @@ namespace {
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 void check_options(const SapOptions& o) {
-  if (o.backend == Backend::gpu)
-    throw Error(SSIDS_HAVE_CUDA ? flag::unimplemented : flag::no_cuda,
-                SSIDS_HAVE_CUDA ? "SaP: the GPU backend is not implemented yet (use backend cpu)"
-                                : "SaP: GPU backend requested but ssids was built without CUDA");
+  if (o.backend != Backend::cpu && o.backend != Backend::gpu && o.backend != Backend::automatic)
+    throw Error(flag::bad_input, "SaP: unknown backend");
   if (o.partitions < 1) throw Error(flag::bad_input, "SaP: partitions must be >= 1");
   if (!(o.drop >= 0.0 && o.drop < 1.0)) throw Error(flag::bad_input, "SaP: drop must be in [0, 1)");
   if (!(o.rtol >= 0.0) || !(o.atol >= 0.0)) throw Error(flag::bad_input, "SaP: tolerances must be >= 0");
@@ -86,6 +85,15 @@ void check_csr(const CsrMatrix& a) {
     }
 }
 
+/// automatic -> gpu when a device is usable; mixed precision only on the GPU.
+Backend resolve_backend(const SapOptions& o) {
+  const Backend b = o.backend == Backend::automatic ? (detail::sap_gpu_available() ? Backend::gpu : Backend::cpu)
+                                                     : o.backend;
+  if (o.mixed_precision && b != Backend::gpu)
+    throw Error(flag::bad_input, "SaP: mixed_precision needs the GPU backend (the CPU preconditioner is double only)");
+  return b;
+}
+
 }  // namespace
 
 struct Solver::Impl {
@@ -103,6 +111,94 @@ struct Solver::Impl {
   index_t k = 0;
   detail::BandedPreconditioner prec;
   SapInform setup_inform;
+  Backend backend = Backend::cpu;
+  std::unique_ptr<detail::GpuSap> gpu;  ///< device state (backend gpu)
+
+  /// GPU: the layout of the planned preconditioner, then the resident matrix's slots and permutations.
+  void gpu_setup_sparse() {
+    const detail::GpuLayout layout = detail::gpu_layout(prec);
+    // third-stage local orders folded into the permutations: final position of row/column t of T
+    auto final_pos = [&](index_t t) {
+      const int b = prec.block_of(t);
+      return prec.block_begin(b) + prec.local_position(b, t - prec.block_begin(b));
+    };
+    Vector<index_t> fr(static_cast<std::size_t>(n)), fc(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) {
+      fr[i] = final_pos(prow[i]);
+      fc[i] = final_pos(pcol[i]);
+    }
+    Vector<std::int64_t> slot(static_cast<std::size_t>(a.nnz()));
+#pragma omp parallel for schedule(dynamic, 256)
+    for (index_t i = 0; i < n; ++i)
+      for (offset_t p = a.ptr[i]; p < a.ptr[i + 1]; ++p) slot[p] = detail::gpu_slot(prec, layout, prow[i], pcol[a.col[p]]);
+    gpu->setup_sparse(a, slot, fr, fc, rs, cs, layout);
+  }
+
+  /// Banded set-up after the caller's checks; band on the host, or on the device (GPU backend only).
+  void setup_banded(index_t n_, index_t k_, const double* band_, bool on_device, const SapOptions& options,
+                    SapInform& inform) {
+    *this = Impl();
+    inform = SapInform();
+    opt = options;
+    backend = resolve_backend(options);
+    if (on_device && backend != Backend::gpu)
+      throw Error(flag::bad_input, "SaP setup_banded_device: needs the GPU backend (options.backend = gpu)");
+    if (backend == Backend::gpu) gpu = detail::make_gpu_sap(options.mixed_precision);
+    inform.backend = backend;
+    banded = true;
+    n = n_;
+    band_k = k_;
+    const std::int64_t ld = detail::band_ld(k_);
+    if (!gpu) band.assign(band_, band_ + static_cast<std::size_t>(n_) * static_cast<std::size_t>(ld));
+    k = k_;
+    inform.n = n_;
+    inform.nnz = static_cast<std::int64_t>(n_) * ld - static_cast<std::int64_t>(k_) * (k_ + 1);
+    inform.k_input = k_;
+    prec.plan(n_, k_, options.partitions, options.variant);
+    if (gpu) {
+      gpu->setup_banded(n_, k_, band_, on_device, detail::gpu_layout(prec));
+      gpu_factor(inform);
+    } else {
+      assemble_and_factor(inform);
+    }
+    fill_partition_inform(inform);
+    ready = true;
+  }
+
+  detail::KrylovSettings krylov_settings() const {
+    detail::KrylovSettings ks;
+    ks.kind = opt.krylov;
+    ks.rtol = opt.rtol;
+    ks.atol = opt.atol;
+    ks.max_iterations = opt.max_iterations;
+    ks.restart = opt.restart;
+    return ks;
+  }
+
+  detail::KrylovResult solve_cpu(const double* b, double* x, const detail::KrylovSettings& ks) const {
+    detail::Operator mv = [this](const double* v, double* y) { multiply(v, y); };
+    detail::Operator pc = [this](const double* v, double* y) { precondition(v, y); };
+    return detail::krylov_solve(n, mv, pc, b, x, ks);
+  }
+
+  static void fill_solve_inform(const detail::KrylovResult& kr, SapInform& inform) {
+    inform.status = kr.status;
+    inform.iterations = kr.iterations;
+    inform.preconditioner_applications = kr.applications;
+    inform.residual_norm = kr.residual_norm;
+    inform.relative_residual = kr.b_norm > 0 ? kr.residual_norm / kr.b_norm : kr.residual_norm;
+  }
+
+  void gpu_factor(SapInform& inf) {
+    const detail::SpikeStats st = gpu->factor(opt.boost_epsilon);
+    inf.time_assemble = st.time_assemble;
+    inf.boosted_pivots = st.boosted;
+    inf.boosted_pivots_ul = st.boosted_ul;
+    inf.time_lu = st.time_lu;
+    inf.time_spikes = st.time_spikes;
+    inf.time_upload = gpu->time_upload();
+    inf.device_bytes = gpu->device_bytes();
+  }
 
   void multiply(const double* x, double* y) const {
     if (!banded) {
@@ -214,6 +310,7 @@ Solver& Solver::operator=(Solver&&) noexcept = default;
 
 index_t Solver::n() const { return impl_->n; }
 bool Solver::ready() const { return impl_->ready; }
+Backend Solver::backend() const { return impl_->backend; }
 
 void Solver::setup(const CsrMatrix& a, const SapOptions& options, SapInform& inform) try {
   const double t_start = now();
@@ -223,6 +320,9 @@ void Solver::setup(const CsrMatrix& a, const SapOptions& options, SapInform& inf
   im = Impl();
   inform = SapInform();
   im.opt = options;
+  im.backend = resolve_backend(options);
+  if (im.backend == Backend::gpu) im.gpu = detail::make_gpu_sap(options.mixed_precision);
+  inform.backend = im.backend;
   im.n = a.nrow;
   im.a = a;
   const index_t n = im.n;
@@ -296,7 +396,12 @@ void Solver::setup(const CsrMatrix& a, const SapOptions& options, SapInform& inf
   t0 = now();
   if (options.third_stage && options.variant == Variant::decoupled && n > 0) im.third_stage(inform);
   inform.time_third_stage = now() - t0;
-  im.assemble_and_factor(inform);
+  if (im.gpu) {
+    im.gpu_setup_sparse();
+    im.gpu_factor(inform);
+  } else {
+    im.assemble_and_factor(inform);
+  }
   im.fill_partition_inform(inform);
   im.ready = true;
   inform.time_setup = now() - t_start;
@@ -325,26 +430,27 @@ void Solver::setup_banded(index_t n, index_t k, const double* band, const SapOpt
                                          std::to_string(j) + ", which lies outside the " + std::to_string(n) +
                                          " x " + std::to_string(n) + " matrix (inconsistent band data)");
     }
-  Impl& im = *impl_;
-  im = Impl();
-  inform = SapInform();
-  im.opt = options;
-  im.banded = true;
-  im.n = n;
-  im.band_k = k;
-  im.band.assign(band, band + static_cast<std::size_t>(n) * static_cast<std::size_t>(ld));
-  im.k = k;
-  inform.n = n;
-  inform.nnz = static_cast<std::int64_t>(n) * ld - static_cast<std::int64_t>(k) * (k + 1);
-  inform.k_input = k;
-  im.prec.plan(n, k, options.partitions, options.variant);
-  im.assemble_and_factor(inform);
-  im.fill_partition_inform(inform);
-  im.ready = true;
+  impl_->setup_banded(n, k, band, false, options, inform);
   inform.time_setup = now() - t_start;
-  im.setup_inform = inform;
+  impl_->setup_inform = inform;
 } catch (const std::bad_alloc&) {
   ssids::detail::throw_host_allocation_failed("sap::Solver::setup_banded");
+}
+
+void Solver::setup_banded_device(index_t n, index_t k, const double* device_band, const SapOptions& options,
+                                 SapInform& inform) try {
+  const double t_start = now();
+  check_options(options);
+  if (n < 0) throw Error(flag::bad_n, "SaP banded: N = " + std::to_string(n) + " must be >= 0");
+  if (k < 0) throw Error(flag::bad_input, "SaP banded: K = " + std::to_string(k) + " must be >= 0");
+  if (n > 0 && k > n - 1)
+    throw Error(flag::bad_input, "SaP banded: K = " + std::to_string(k) + " must be < N = " + std::to_string(n));
+  if (n > 0 && !device_band) throw Error(flag::missing_data, "SaP banded: band storage is null");
+  impl_->setup_banded(n, k, device_band, true, options, inform);  // the device checks NaN/Inf and stray slots
+  inform.time_setup = now() - t_start;
+  impl_->setup_inform = inform;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::Solver::setup_banded_device");
 }
 
 void Solver::update(const CsrMatrix& a, SapInform& inform) try {
@@ -357,7 +463,12 @@ void Solver::update(const CsrMatrix& a, SapInform& inform) try {
   im.a.val = a.val;
   inform = im.setup_inform;
   inform.time_db = inform.time_cm = inform.time_drop = inform.time_third_stage = 0.0;
-  im.assemble_and_factor(inform);
+  if (im.gpu) {
+    im.gpu->update_values(im.a.val.data());
+    im.gpu_factor(inform);
+  } else {
+    im.assemble_and_factor(inform);
+  }
   im.fill_partition_inform(inform);
   inform.time_setup = now() - t_start;
   im.setup_inform = inform;
@@ -382,36 +493,42 @@ Status Solver::solve(const double* b, double* x, SapInform& inform) const try {
   const double t0 = now();
   inform = im.setup_inform;
   if (!im.opt.use_initial_guess) std::fill(x, x + n, 0.0);
-  detail::KrylovSettings ks;
-  ks.kind = im.opt.krylov;
-  ks.rtol = im.opt.rtol;
-  ks.atol = im.opt.atol;
-  ks.max_iterations = im.opt.max_iterations;
-  ks.restart = im.opt.restart;
-  detail::Operator mv = [&im](const double* v, double* y) { im.multiply(v, y); };
-  detail::Operator pc = [&im](const double* v, double* y) { im.precondition(v, y); };
-  detail::KrylovResult kr = detail::krylov_solve(n, mv, pc, b, x, ks);
-  inform.status = kr.status;
-  inform.iterations = kr.iterations;
-  inform.preconditioner_applications = kr.applications;
-  inform.residual_norm = kr.residual_norm;
-  inform.relative_residual = kr.b_norm > 0 ? kr.residual_norm / kr.b_norm : kr.residual_norm;
+  const detail::KrylovSettings ks = im.krylov_settings();
+  const detail::KrylovResult kr = im.gpu ? im.gpu->solve_host(b, x, ks, im.opt.use_initial_guess) : im.solve_cpu(b, x, ks);
+  im.fill_solve_inform(kr, inform);
   inform.time_solve = now() - t0;
   return kr.status;
 } catch (const std::bad_alloc&) {
   ssids::detail::throw_host_allocation_failed("sap::Solver::solve");
 }
 
+Status Solver::solve_device(const double* b, double* x, SapInform& inform) const try {
+  const Impl& im = *impl_;
+  if (!im.ready) throw Error(flag::call_sequence, "SaP solve_device: call setup() first");
+  if (!im.gpu) throw Error(flag::bad_input, "SaP solve_device: the solver was set up on the CPU backend");
+  if (im.n > 0 && (!b || !x)) throw Error(flag::missing_data, "SaP solve_device: b or x is null");
+  const double t0 = now();
+  inform = im.setup_inform;
+  const detail::KrylovResult kr = im.gpu->solve_device(b, x, im.krylov_settings(), im.opt.use_initial_guess);
+  im.fill_solve_inform(kr, inform);
+  inform.time_solve = now() - t0;
+  return kr.status;
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("sap::Solver::solve_device");
+}
+
 void Solver::apply_preconditioner(const double* r, double* z) const try {
   if (!impl_->ready) throw Error(flag::call_sequence, "SaP: call setup() first");
-  impl_->precondition(r, z);
+  if (impl_->gpu) impl_->gpu->apply_preconditioner(r, z);
+  else impl_->precondition(r, z);
 } catch (const std::bad_alloc&) {
   ssids::detail::throw_host_allocation_failed("sap::Solver::apply_preconditioner");
 }
 
 void Solver::multiply(const double* x, double* y) const try {
   if (!impl_->ready) throw Error(flag::call_sequence, "SaP: call setup() first");
-  impl_->multiply(x, y);
+  if (impl_->gpu) impl_->gpu->multiply(x, y);
+  else impl_->multiply(x, y);
 } catch (const std::bad_alloc&) {
   ssids::detail::throw_host_allocation_failed("sap::Solver::multiply");
 }

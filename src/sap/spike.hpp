@@ -23,6 +23,7 @@ namespace detail {
 struct SpikeStats {
   int boosted = 0, boosted_ul = 0;
   double time_lu = 0.0, time_spikes = 0.0;
+  double time_assemble = 0.0;  ///< GPU path only (the CPU path times assembly in sap.cpp)
 };
 
 class BandedPreconditioner {
@@ -36,6 +37,10 @@ class BandedPreconditioner {
   index_t block_size(int i) const { return begin_[i + 1] - begin_[i]; }
   index_t block_bandwidth(int i) const { return kb_[i]; }
   int block_of(index_t row) const { return part_of_[row]; }
+  /// Position of local row/column t of block i after the third stage's local order (t without one).
+  index_t local_position(int i, index_t t) const { return position_[i].empty() ? t : position_[i][t]; }
+  /// Coupling width m (K for SaP-C with P > 1, else 0).
+  index_t coupling_width() const { return m_; }
   /// Third stage: local order (order[new] = old, size n_i) and the half-bandwidth k_i it achieves. Only
   /// before allocate(); not for the coupled variant.
   void set_block_order(int i, Vector<index_t> order, index_t k_i);

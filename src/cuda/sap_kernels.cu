@@ -1,0 +1,772 @@
+// sap_kernels.cu — the SaP kernels on the GPU (Li, Serban, Negrut 2015 §3): every partition (or interface)
+// is one thread block, all of them in one launch. The arithmetic of each kernel follows its CPU reference in
+// src/sap/band.cpp and src/sap/spike.cpp step for step (same pivots, same boosting, same elimination order);
+// results differ from the CPU only by fused multiply-adds. No floating-point atomics: every run gives the
+// same bits.
+//
+// Band storage (band.hpp): a(i, j) at k + i - j + j (2k+1). A "reversed" partition reads its storage
+// backwards (x -> size - 1 - x), which turns a(i, j) into a(n-1-i, n-1-j): LU of the reversed block is the
+// UL factorization of the block (band_ul), used for the SaP-C spike tops W^(t).
+#include <cfloat>
+#include <cmath>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/sap_kernels.cuh"
+#include "sap/banded_hash.hpp"
+
+namespace ssids {
+namespace sap {
+namespace detail {
+namespace gpu {
+
+using ssids::detail::check_cuda;
+using ssids::detail::check_launch;
+
+namespace {
+
+__device__ __forceinline__ long long band_index(index_t k, index_t i, index_t j) {
+  return static_cast<long long>(k) + i - j + static_cast<long long>(j) * (2LL * k + 1);
+}
+
+/// One partition's band storage, optionally reversed.
+template <class T>
+struct BandView {
+  T* a;
+  index_t k;
+  long long last;  // size - 1
+  bool rev;
+  __device__ T& operator()(index_t i, index_t j) const {
+    const long long x = band_index(k, i, j);
+    return a[rev ? last - x : x];
+  }
+};
+
+template <class T>
+__device__ __forceinline__ T tabs(T v) {
+  return v < T(0) ? -v : v;
+}
+
+int threads_for_window(index_t k) {
+  if (k <= 16) return 128;
+  if (k <= 64) return 256;
+  if (k <= 128) return 512;
+  return 1024;
+}
+
+int round_warp(long long v, int lo, int hi) {
+  long long t = (v + 31) / 32 * 32;
+  if (t < lo) t = lo;
+  if (t > hi) t = hi;
+  return static_cast<int>(t);
+}
+
+int pow2_at_least(long long v) {
+  int w = 1;
+  while (w < v) w *= 2;
+  return w;
+}
+
+// ------------------------------------------------------------------------------------------------ assembly
+
+template <class T>
+__global__ void assemble_csr_kernel(index_t n, const offset_t* ptr, const index_t* col, const double* val,
+                                    const long long* slot, const double* rs, const double* cs, T* vals) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double ri = rs ? rs[i] : 1.0;
+  for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+    const long long s = slot[e];
+    if (s < 0) continue;
+    vals[s] = static_cast<T>(val[e] * ri * (cs ? cs[col[e]] : 1.0));
+  }
+}
+
+/// Partition bands: thread per (slot, column) of the global band; rows outside the column's block are zero.
+template <class T>
+__global__ void assemble_band_kernel(Parts P, index_t n, index_t k, const double* band, T* vals) {
+  const long long ld = 2LL * k + 1;
+  const long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (e >= ld * n) return;
+  const index_t j = static_cast<index_t>(e / ld), s = static_cast<index_t>(e % ld);
+  // block of column j: binary search over begin
+  int lo = 0, hi = P.p - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (P.begin[mid] <= j) lo = mid;
+    else hi = mid - 1;
+  }
+  const index_t b0 = P.begin[lo], nb = P.begin[lo + 1] - b0;
+  const index_t i = j - k + s;  // global row
+  const bool inside = i >= b0 && i < b0 + nb;
+  vals[P.offset[lo] + s + static_cast<long long>(j - b0) * ld] = inside ? static_cast<T>(band[e]) : T(0);
+}
+
+/// Coupling blocks B_i, C_i of every interface from the dense band.
+template <class T>
+__global__ void assemble_coupling_kernel(Parts P, index_t k, const double* band, T* vals) {
+  const int i = blockIdx.y;  // interface
+  const index_t m = P.m;
+  const long long mm = static_cast<long long>(m) * m;
+  const long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (e >= mm) return;
+  const index_t r = static_cast<index_t>(e % m), c = static_cast<index_t>(e / m);
+  const index_t bnext = P.begin[i + 1];
+  const long long ld = 2LL * k + 1;
+  T* B = vals + P.coupling + 2 * mm * i;
+  T* C = B + mm;
+  {  // B(r, c) = A(bnext - m + r, bnext + c)
+    const index_t gi = bnext - m + r, gj = bnext + c;
+    const index_t d = gi > gj ? gi - gj : gj - gi;
+    B[e] = d <= k ? static_cast<T>(band[k + gi - gj + gj * ld]) : T(0);
+  }
+  {  // C(r, c) = A(bnext + r, bnext - m + c)
+    const index_t gi = bnext + r, gj = bnext - m + c;
+    const index_t d = gi > gj ? gi - gj : gj - gi;
+    C[e] = d <= k ? static_cast<T>(band[k + gi - gj + gj * ld]) : T(0);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ factor
+
+template <class T>
+__global__ void band_max_kernel(Parts P, const T* vals, double* out) {
+  __shared__ double sh[256];
+  const int b = blockIdx.x;
+  const long long lo = P.offset[b], hi = P.offset[b + 1];
+  double m = 0.0;
+  for (long long x = lo + threadIdx.x; x < hi; x += blockDim.x) {
+    const double v = fabs(static_cast<double>(vals[x]));
+    m = v > m ? v : m;  // NaN-free: inputs are checked finite
+  }
+  sh[threadIdx.x] = m;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) sh[threadIdx.x] = fmax(sh[threadIdx.x], sh[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[b] = sh[0];
+}
+
+/// Right-looking banded LU without pivoting (band_lu): step c boosts and inverts the pivot, scales column c
+/// of L, then applies the rank-1 update to the len x len window below and right of the pivot. The window is
+/// covered by warps per column (coalesced rows) when it is wide, by a flat thread index when it is narrow.
+template <class T>
+__global__ void band_lu_kernel(Parts P, T* vals, const double* maxabs, double eps, int rev, int first, int* boosted) {
+  const int b = first + blockIdx.x;
+  const index_t n = P.begin[b + 1] - P.begin[b], k = P.kb[b];
+  const long long size = static_cast<long long>(n) * (2LL * k + 1);
+  const BandView<T> A{vals + P.offset[b], k, size - 1, rev != 0};
+  const double mx = maxabs[b];
+  const T boost = static_cast<T>(eps * (mx > 0 ? mx : 1.0));
+  __shared__ T s_inv;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
+  int count = 0;
+  for (index_t c = 0; c < n; ++c) {
+    const index_t len = min(n - 1, c + k) - c;
+    if (tid == 0) {
+      T& d = A(c, c);
+      T p = d;
+      if (!(tabs(p) >= boost)) {
+        ++count;
+        p = p < T(0) ? -boost : boost;
+      }
+      d = p;
+      s_inv = T(1) / p;
+    }
+    __syncthreads();
+    const T inv = s_inv;
+    for (index_t t = tid + 1; t <= len; t += blockDim.x) A(c + t, c) *= inv;
+    __syncthreads();
+    if (len >= 32) {
+      for (index_t tj = warp; tj < len; tj += nw) {
+        const index_t j = c + 1 + tj;
+        const T u = A(c, j);
+        if (u == T(0)) continue;
+        for (index_t ti = lane; ti < len; ti += 32) {
+          const index_t i = c + 1 + ti;
+          A(i, j) -= A(i, c) * u;
+        }
+      }
+    } else {
+      const int total = static_cast<int>(len * len);
+      for (int e = tid; e < total; e += blockDim.x) {
+        const index_t i = c + 1 + e % len, j = c + 1 + e / len;
+        const T u = A(c, j);
+        if (u != T(0)) A(i, j) -= A(i, c) * u;
+      }
+    }
+    __syncthreads();
+  }
+  if (tid == 0 && count) atomicAdd(boosted, count);
+}
+
+/// Spike tips, one thread per right-hand-side column (spike_bottom_from_lu; for W on the reversed LU with
+/// the rows of C and W reversed). The column lives in `work` transposed (thread t at t + r m: coalesced).
+template <class T>
+__global__ void spike_tip_kernel(Parts P, const T* fac, int top, const T* rhs, T* out, T* work) {
+  const int i = blockIdx.x;         // interface
+  const int b = top ? i + 1 : i;    // block whose factors are used
+  const index_t n = P.begin[b + 1] - P.begin[b], k = P.kb[b], m = P.m, off = n - m;
+  const long long size = static_cast<long long>(n) * (2LL * k + 1);
+  const BandView<T> F{const_cast<T*>(fac) + P.offset[b], k, size - 1, top != 0};
+  const long long mm = static_cast<long long>(m) * m;
+  const T* R = rhs + 2 * mm * i;
+  T* O = out + 2 * mm * i;
+  T* Y = work + mm * i;
+  for (index_t t = threadIdx.x; t < m; t += blockDim.x) {
+    for (index_t r = 0; r < m; ++r) Y[t + static_cast<long long>(r) * m] = R[(top ? m - 1 - r : r) + static_cast<long long>(t) * m];
+    // L_bb y = rhs (unit lower)
+    for (index_t c = off; c < n; ++c) {
+      const T yc = Y[t + static_cast<long long>(c - off) * m];
+      if (yc == T(0)) continue;
+      const index_t len = min(n - 1, c + k) - c;
+      for (index_t s = 1; s <= len; ++s) Y[t + static_cast<long long>(c + s - off) * m] -= F(c + s, c) * yc;
+    }
+    // U_bb v = y
+    for (index_t c = n - 1; c >= off; --c) {
+      const T yc = Y[t + static_cast<long long>(c - off) * m] / F(c, c);
+      Y[t + static_cast<long long>(c - off) * m] = yc;
+      if (yc == T(0)) continue;
+      const index_t lo = max(off, c - k);
+      for (index_t r = lo; r < c; ++r) Y[t + static_cast<long long>(r - off) * m] -= F(r, c) * yc;
+    }
+    for (index_t r = 0; r < m; ++r) O[(top ? m - 1 - r : r) + static_cast<long long>(t) * m] = Y[t + static_cast<long long>(r) * m];
+  }
+}
+
+/// R = I - W V, then dense LU with partial pivoting in place (dense_lu: first largest |entry| is the pivot,
+/// whole rows swapped, exact zero pivots replaced by `boost`).
+template <class T>
+__global__ void reduced_kernel(Parts P, const T* Vs, const T* Ws, T* Rs, int* pivs, double boost_d, int* zeros) {
+  __shared__ double sv[1024];
+  __shared__ int si[1024];
+  const int i = blockIdx.x;
+  const index_t m = P.m;
+  const long long mm = static_cast<long long>(m) * m;
+  const T* V = Vs + 2 * mm * i;
+  const T* W = Ws + 2 * mm * i;
+  T* R = Rs + mm * i;
+  int* piv = pivs + static_cast<long long>(m) * i;
+  const int tid = threadIdx.x, nt = blockDim.x;
+  for (long long e = tid; e < mm; e += nt) {
+    const index_t r = static_cast<index_t>(e % m), c = static_cast<index_t>(e / m);
+    T s = r == c ? T(1) : T(0);
+    for (index_t t = 0; t < m; ++t) s -= W[r + static_cast<long long>(t) * m] * V[t + static_cast<long long>(c) * m];
+    R[e] = s;
+  }
+  __syncthreads();
+  const T boost = static_cast<T>(boost_d);
+  int nzero = 0;
+  for (index_t c = 0; c < m; ++c) {
+    T* colc = R + static_cast<long long>(c) * m;
+    // argmax |colc[r]| over r >= c, lowest index on ties
+    double best = -1.0;
+    int bi = m;
+    for (index_t r = c + tid; r < m; r += nt) {
+      const double v = fabs(static_cast<double>(colc[r]));
+      if (v > best) {
+        best = v;
+        bi = r;
+      }
+    }
+    sv[tid] = best;
+    si[tid] = bi;
+    __syncthreads();
+    for (int s = nt / 2; s > 0; s /= 2) {
+      if (tid < s) {
+        const double o = sv[tid + s];
+        const int oi = si[tid + s];
+        if (o > sv[tid] || (o == sv[tid] && oi < si[tid])) {
+          sv[tid] = o;
+          si[tid] = oi;
+        }
+      }
+      __syncthreads();
+    }
+    const int p = si[0];
+    __syncthreads();
+    if (tid == 0) piv[c] = p;
+    if (p != c)
+      for (index_t j = tid; j < m; j += nt) {
+        const T x = R[c + static_cast<long long>(j) * m];
+        R[c + static_cast<long long>(j) * m] = R[p + static_cast<long long>(j) * m];
+        R[p + static_cast<long long>(j) * m] = x;
+      }
+    __syncthreads();
+    if (colc[c] == T(0)) {
+      __syncthreads();
+      if (tid == 0) {
+        colc[c] = boost;
+        ++nzero;
+      }
+      __syncthreads();
+    }
+    const T inv = T(1) / colc[c];
+    for (index_t r = c + 1 + tid; r < m; r += nt) colc[r] *= inv;
+    __syncthreads();
+    const index_t len = m - 1 - c;
+    for (long long e = tid; e < static_cast<long long>(len) * len; e += nt) {
+      const index_t r = c + 1 + static_cast<index_t>(e % len), j = c + 1 + static_cast<index_t>(e / len);
+      const T u = R[c + static_cast<long long>(j) * m];
+      if (u != T(0)) R[r + static_cast<long long>(j) * m] -= colc[r] * u;
+    }
+    __syncthreads();
+  }
+  if (tid == 0 && nzero) atomicAdd(zeros, nzero);
+}
+
+// ------------------------------------------------------------------------------------------------ apply
+
+template <class T>
+__global__ void permute_in_kernel(index_t n, const index_t* prow, const double* rs, const double* r, T* t) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  t[prow ? prow[i] : i] = static_cast<T>(rs ? rs[i] * r[i] : r[i]);
+}
+
+template <class T>
+__global__ void permute_out_kernel(index_t n, const index_t* pcol, const double* cs, const T* u, double* z) {
+  const index_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const double v = static_cast<double>(u[pcol ? pcol[j] : j]);
+  z[j] = cs ? cs[j] * v : v;
+}
+
+/// x := U^{-1} L^{-1} x on one partition per block (band_lu_solve). The k + 1 live entries of x sit in a
+/// circular buffer in shared memory (W >= k + 2 slots, so the slot refilled at step c is never one that step c
+/// updates); one barrier per step; each thread prefetches its factor entry of the next step.
+template <class T>
+__global__ void band_solve_kernel(Parts P, const T* vals, T* x, int wsize) {
+  extern __shared__ unsigned char smem_raw[];
+  T* buf = reinterpret_cast<T*>(smem_raw);
+  const int b = blockIdx.x, tid = threadIdx.x, nt = blockDim.x;
+  const index_t n = P.begin[b + 1] - P.begin[b], k = P.kb[b];
+  const long long size = static_cast<long long>(n) * (2LL * k + 1);
+  const BandView<T> A{const_cast<T*>(vals) + P.offset[b], k, size - 1, false};
+  T* xb = x + P.begin[b];
+  const int mask = wsize - 1;
+  if (n == 0) return;
+  // forward: L y = x (unit lower), column oriented
+  for (index_t s = tid; s <= min(k, n - 1); s += nt) buf[s & mask] = xb[s];
+  __syncthreads();
+  const bool one_pass = k <= nt;  // every thread owns at most one row per step: prefetch it
+  T lcur = T(0), lnext = T(0);
+  if (one_pass && tid + 1 <= min(n - 1, k)) lcur = A(tid + 1, 0);
+  T fill_next = (k + 1 < n) ? xb[k + 1] : T(0);
+  for (index_t c = 0; c < n; ++c) {
+    const index_t len = min(n - 1, c + k) - c;
+    const T xc = buf[c & mask];
+    if (one_pass) {
+      const index_t c1 = c + 1;
+      if (c1 < n && tid + 1 <= min(n - 1, c1 + k) - c1) lnext = A(c1 + tid + 1, c1);
+      if (tid + 1 <= len) buf[(c + tid + 1) & mask] -= lcur * xc;
+      lcur = lnext;
+    } else {
+      for (index_t t = tid + 1; t <= len; t += nt) buf[(c + t) & mask] -= A(c + t, c) * xc;
+    }
+    if (tid == 0) {
+      xb[c] = xc;
+      if (c + k + 1 < n) {
+        buf[(c + k + 1) & mask] = fill_next;
+        fill_next = (c + k + 2 < n) ? xb[c + k + 2] : T(0);
+      }
+    }
+    __syncthreads();
+  }
+  // backward: U x = y
+  for (index_t s = max(0, n - 1 - k) + tid; s < n; s += nt) buf[s & mask] = xb[s];
+  __syncthreads();
+  T ucur = T(0), unext = T(0), dcur = A(n - 1, n - 1), dnext = T(0);
+  if (one_pass && tid + 1 <= min(n - 1, k)) ucur = A(n - 2 - tid, n - 1);
+  fill_next = (n - k - 2 >= 0) ? xb[n - k - 2] : T(0);
+  for (index_t c = n - 1; c >= 0; --c) {
+    const index_t len = c - max(0, c - k);  // rows c-len .. c-1
+    if (c > 0) dnext = A(c - 1, c - 1);
+    const T xc = buf[c & mask] / dcur;
+    if (one_pass) {
+      const index_t c1 = c - 1;
+      if (c1 >= 0 && tid + 1 <= c1 - max(0, c1 - k)) unext = A(c1 - 1 - tid, c1);
+      if (tid + 1 <= len) buf[(c - 1 - tid) & mask] -= ucur * xc;
+      ucur = unext;
+    } else {
+      for (index_t t = tid + 1; t <= len; t += nt) buf[(c - t) & mask] -= A(c - t, c) * xc;
+    }
+    if (tid == 0) {
+      xb[c] = xc;
+      if (c - k - 1 >= 0) {
+        buf[(c - k - 1) & mask] = fill_next;
+        fill_next = (c - k - 2 >= 0) ? xb[c - k - 2] : T(0);
+      }
+    }
+    dcur = dnext;
+    __syncthreads();
+  }
+}
+
+template <class T>
+__global__ void interface_solve_kernel(Parts P, const T* Vs, const T* Ws, const T* Rs, const int* pivs, const T* g,
+                                       T* xts, T* xbs) {
+  const int i = blockIdx.x, tid = threadIdx.x, nt = blockDim.x;
+  const index_t m = P.m;
+  const long long mm = static_cast<long long>(m) * m;
+  const T* V = Vs + 2 * mm * i;
+  const T* W = Ws + 2 * mm * i;
+  const T* R = Rs + mm * i;
+  const int* piv = pivs + static_cast<long long>(m) * i;
+  const T* gb = g + P.begin[i + 1] - m;
+  const T* gt = g + P.begin[i + 1];
+  T* xt = xts + static_cast<long long>(m) * i;
+  T* xb = xbs + static_cast<long long>(m) * i;
+  for (index_t r = tid; r < m; r += nt) {  // xt = gt - W gb
+    T s = gt[r];
+    for (index_t c = 0; c < m; ++c) s -= W[r + static_cast<long long>(c) * m] * gb[c];
+    xt[r] = s;
+  }
+  __syncthreads();
+  if (tid == 0)
+    for (index_t c = 0; c < m; ++c) {
+      const T a = xt[c];
+      xt[c] = xt[piv[c]];
+      xt[piv[c]] = a;
+    }
+  __syncthreads();
+  for (index_t c = 0; c < m; ++c) {  // unit lower
+    const T xc = xt[c];
+    for (index_t r = c + 1 + tid; r < m; r += nt) xt[r] -= R[r + static_cast<long long>(c) * m] * xc;
+    __syncthreads();
+  }
+  for (index_t c = m - 1; c >= 0; --c) {  // upper
+    const T xc = xt[c] / R[c + static_cast<long long>(c) * m];
+    __syncthreads();
+    if (tid == 0) xt[c] = xc;
+    for (index_t r = tid; r < c; r += nt) xt[r] -= R[r + static_cast<long long>(c) * m] * xc;
+    __syncthreads();
+  }
+  for (index_t r = tid; r < m; r += nt) {  // xb = gb - V xt
+    T s = gb[r];
+    for (index_t c = 0; c < m; ++c) s -= V[r + static_cast<long long>(c) * m] * xt[c];
+    xb[r] = s;
+  }
+}
+
+template <class T>
+__global__ void interface_correct_kernel(Parts P, const T* vals, const T* xts, const T* xbs, T* w) {
+  const int i = blockIdx.x;
+  const index_t m = P.m;
+  const long long mm = static_cast<long long>(m) * m;
+  const T* B = vals + P.coupling + 2 * mm * i;
+  const T* C = B + mm;
+  const T* xt = xts + static_cast<long long>(m) * i;
+  const T* xb = xbs + static_cast<long long>(m) * i;
+  T* bottom = w + P.begin[i + 1] - m;  // last m rows of block i
+  T* top = w + P.begin[i + 1];         // first m rows of block i+1
+  for (index_t r = threadIdx.x; r < 2 * m; r += blockDim.x) {
+    const bool lower = r >= m;
+    const index_t rr = lower ? r - m : r;
+    const T* M = lower ? C : B;
+    const T* v = lower ? xb : xt;
+    T s = T(0);
+    for (index_t c = 0; c < m; ++c) s += M[rr + static_cast<long long>(c) * m] * v[c];
+    (lower ? top : bottom)[rr] -= s;
+  }
+}
+
+/// The tridiagonal coefficients of a K = 1 block-diagonal preconditioner (couplings dropped).
+template <class T>
+__global__ void extract_tridiagonal_kernel(Parts P, index_t n, const T* vals, double* dl, double* d, double* du) {
+  const index_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  int lo = 0, hi = P.p - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (P.begin[mid] <= r) lo = mid;
+    else hi = mid - 1;
+  }
+  const index_t b0 = P.begin[lo], nb = P.begin[lo + 1] - b0, lr = r - b0;
+  const T* a = vals + P.offset[lo];  // half-bandwidth 1: a(i, j) at 1 + i - j + 3 j
+  d[r] = static_cast<double>(a[1 + 3LL * lr]);
+  dl[r] = lr > 0 ? static_cast<double>(a[2 + 3LL * (lr - 1)]) : 0.0;
+  du[r] = lr + 1 < nb ? static_cast<double>(a[3LL * (lr + 1)]) : 0.0;
+}
+
+template <class T>
+__global__ void copy_kernel(index_t n, const T* x, T* y) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i];
+}
+
+// ------------------------------------------------------------------------------------------------ Krylov
+
+__global__ void dot_partial_kernel(index_t n, const double* x, const double* y, double* partial) {
+  __shared__ double sh[256];
+  double s = 0.0;
+  for (index_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += x[i] * y[i];
+  sh[threadIdx.x] = s;
+  __syncthreads();
+  for (int t = blockDim.x / 2; t > 0; t /= 2) {
+    if (threadIdx.x < t) sh[threadIdx.x] += sh[threadIdx.x + t];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[blockIdx.x] = sh[0];
+}
+
+__global__ void dot_final_kernel(const double* partial, double* out) {
+  __shared__ double sh[kDotBlocks];
+  sh[threadIdx.x] = partial[threadIdx.x];
+  __syncthreads();
+  for (int t = kDotBlocks / 2; t > 0; t /= 2) {
+    if (threadIdx.x < t) sh[threadIdx.x] += sh[threadIdx.x + t];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[0] = sh[0];
+}
+
+__global__ void combine_kernel(index_t n, double a, const double* x, double b, const double* y, double c, double* z) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double s = 0.0;
+  bool any = false;
+  if (a != 0.0) {
+    s = a * x[i];
+    any = true;
+  }
+  if (b != 0.0) {
+    s = any ? s + b * y[i] : b * y[i];
+    any = true;
+  }
+  if (c != 0.0) s = any ? s + c * z[i] : c * z[i];
+  z[i] = s;
+}
+
+__global__ void csr_matvec_kernel(index_t n, const offset_t* ptr, const index_t* col, const double* val,
+                                  const double* x, double* y) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double s = 0.0;
+  for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) s += val[e] * x[col[e]];
+  y[i] = s;
+}
+
+/// Band matvec: a warp owns 32 consecutive rows and walks the columns that touch them, so that for a fixed
+/// column the 32 lanes read consecutive band slots. Each row sums its terms in ascending column order.
+__global__ void band_matvec_kernel(index_t n, index_t k, const double* band, const double* x, double* y) {
+  const long long ld = 2LL * k + 1;
+  const index_t warp_row = (blockIdx.x * blockDim.x + threadIdx.x) / 32 * 32;
+  const index_t i = warp_row + (threadIdx.x & 31);
+  if (warp_row >= n) return;
+  const index_t c0 = max(0, warp_row - k), c1 = min(n - 1, warp_row + 31 + k);
+  double s = 0.0;
+  for (index_t c = c0; c <= c1; ++c) {
+    const index_t d = i - c;
+    if (i < n && d <= k && d >= -k) s += band[k + d + c * ld] * x[c];
+  }
+  if (i < n) y[i] = s;
+}
+
+__global__ void generate_band_kernel(index_t n, index_t k, double d, std::uint64_t seed, double* band) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const long long ld = 2LL * k + 1;
+  const index_t lo = max(0, i - k), hi = min(n - 1, i + k);
+  double sum = 0.0;
+  for (index_t j = lo; j <= hi; ++j) {
+    if (j == i) continue;
+    const double v = banded_value(seed, i, j);
+    sum += fabs(v);
+    band[k + i - j + j * ld] = v;
+  }
+  band[k + i * ld] = d * sum;
+  // slots of column i outside the matrix
+  for (index_t s = 0; s < ld; ++s) {
+    const index_t r = i - k + s;
+    if (r < 0 || r >= n) band[s + i * ld] = 0.0;
+  }
+}
+
+/// flags[0] += non-finite band slots, flags[1] += nonzero slots outside the n x n matrix.
+__global__ void check_band_kernel(index_t n, index_t k, const double* band, int* flags) {
+  const long long ld = 2LL * k + 1;
+  const long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (e >= ld * n) return;
+  const double v = band[e];
+  const index_t j = static_cast<index_t>(e / ld), s = static_cast<index_t>(e % ld), i = j - k + s;
+  if (!isfinite(v)) atomicAdd(flags, 1);
+  else if ((i < 0 || i >= n) && v != 0.0) atomicAdd(flags + 1, 1);
+}
+
+unsigned grid_for(long long n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------ launchers
+
+template <class T>
+void assemble_csr(index_t n, const offset_t* ptr, const index_t* col, const double* val, const long long* slot,
+                  const double* rs, const double* cs, T* vals, cudaStream_t s) {
+  if (n == 0) return;
+  assemble_csr_kernel<T><<<grid_for(n, 256), 256, 0, s>>>(n, ptr, col, val, slot, rs, cs, vals);
+  check_launch("sap assemble_csr_kernel");
+}
+
+template <class T>
+void assemble_band(const Parts& P, index_t n, index_t k, const double* band, T* vals, cudaStream_t s) {
+  if (n == 0 || P.p == 0) return;
+  assemble_band_kernel<T><<<grid_for((2LL * k + 1) * n, 256), 256, 0, s>>>(P, n, k, band, vals);
+  check_launch("sap assemble_band_kernel");
+  if (P.m > 0 && P.p > 1) {
+    const long long mm = static_cast<long long>(P.m) * P.m;
+    assemble_coupling_kernel<T><<<dim3(grid_for(mm, 256), P.p - 1), 256, 0, s>>>(P, k, band, vals);
+    check_launch("sap assemble_coupling_kernel");
+  }
+}
+
+template <class T>
+void band_max(const Parts& P, const T* vals, double* maxabs, cudaStream_t s) {
+  if (P.p == 0) return;
+  band_max_kernel<T><<<P.p, 256, 0, s>>>(P, vals, maxabs);
+  check_launch("sap band_max_kernel");
+}
+
+template <class T>
+void band_lu(const Parts& P, T* vals, const double* maxabs, double eps, bool reverse, int first, int* boosted,
+             cudaStream_t s) {
+  if (P.p - first <= 0) return;
+  band_lu_kernel<T><<<P.p - first, threads_for_window(P.kmax), 0, s>>>(P, vals, maxabs, eps, reverse ? 1 : 0, first,
+                                                                        boosted);
+  check_launch("sap band_lu_kernel");
+}
+
+template <class T>
+void spike_tips(const Parts& P, const T* fac, bool top_from_ul, const T* rhs, T* out, T* work, cudaStream_t s) {
+  if (P.m == 0 || P.p < 2) return;
+  spike_tip_kernel<T><<<P.p - 1, round_warp(P.m, 32, 1024), 0, s>>>(P, fac, top_from_ul ? 1 : 0, rhs, out, work);
+  check_launch("sap spike_tip_kernel");
+}
+
+template <class T>
+void reduced_systems(const Parts& P, const T* V, const T* W, T* R, int* piv, double boost, int* zeros, cudaStream_t s) {
+  if (P.m == 0 || P.p < 2) return;
+  reduced_kernel<T><<<P.p - 1, 1024, 0, s>>>(P, V, W, R, piv, boost, zeros);
+  check_launch("sap reduced_kernel");
+}
+
+template <class T>
+void permute_in(index_t n, const index_t* prow, const double* rs, const double* r, T* t, cudaStream_t s) {
+  if (n == 0) return;
+  permute_in_kernel<T><<<grid_for(n, 256), 256, 0, s>>>(n, prow, rs, r, t);
+  check_launch("sap permute_in_kernel");
+}
+
+template <class T>
+void permute_out(index_t n, const index_t* pcol, const double* cs, const T* u, double* z, cudaStream_t s) {
+  if (n == 0) return;
+  permute_out_kernel<T><<<grid_for(n, 256), 256, 0, s>>>(n, pcol, cs, u, z);
+  check_launch("sap permute_out_kernel");
+}
+
+template <class T>
+void band_solve(const Parts& P, const T* vals, T* x, cudaStream_t s) {
+  if (P.p == 0) return;
+  const int w = pow2_at_least(static_cast<long long>(P.kmax) + 2);
+  const int threads = round_warp(P.kmax, 32, 1024);
+  const std::size_t smem = static_cast<std::size_t>(w) * sizeof(T);
+  if (smem > 48 * 1024)
+    check_cuda(cudaFuncSetAttribute(band_solve_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(smem)),
+               "cudaFuncSetAttribute (band_solve_kernel)");
+  band_solve_kernel<T><<<P.p, threads, smem, s>>>(P, vals, x, w);
+  check_launch("sap band_solve_kernel");
+}
+
+template <class T>
+void interface_solve(const Parts& P, const T* V, const T* W, const T* R, const int* piv, const T* g, T* xt, T* xb,
+                     cudaStream_t s) {
+  if (P.m == 0 || P.p < 2) return;
+  interface_solve_kernel<T><<<P.p - 1, round_warp(P.m, 32, 1024), 0, s>>>(P, V, W, R, piv, g, xt, xb);
+  check_launch("sap interface_solve_kernel");
+}
+
+template <class T>
+void interface_correct(const Parts& P, const T* vals, const T* xt, const T* xb, T* w, cudaStream_t s) {
+  if (P.m == 0 || P.p < 2) return;
+  interface_correct_kernel<T><<<P.p - 1, round_warp(2LL * P.m, 32, 1024), 0, s>>>(P, vals, xt, xb, w);
+  check_launch("sap interface_correct_kernel");
+}
+
+template <class T>
+void extract_tridiagonal(const Parts& P, index_t n, const T* vals, double* dl, double* d, double* du, cudaStream_t s) {
+  if (n == 0) return;
+  extract_tridiagonal_kernel<T><<<grid_for(n, 256), 256, 0, s>>>(P, n, vals, dl, d, du);
+  check_launch("sap extract_tridiagonal_kernel");
+}
+
+template <class T>
+void copy_vector(index_t n, const T* x, T* y, cudaStream_t s) {
+  if (n == 0) return;
+  copy_kernel<T><<<grid_for(n, 256), 256, 0, s>>>(n, x, y);
+  check_launch("sap copy_kernel");
+}
+
+void dot(index_t n, const double* x, const double* y, double* partial, double* out, cudaStream_t s) {
+  dot_partial_kernel<<<kDotBlocks, 256, 0, s>>>(n, x, y, partial);
+  check_launch("sap dot_partial_kernel");
+  dot_final_kernel<<<1, kDotBlocks, 0, s>>>(partial, out);
+  check_launch("sap dot_final_kernel");
+}
+
+void combine(index_t n, double a, const double* x, double b, const double* y, double c, double* z, cudaStream_t s) {
+  if (n == 0) return;
+  combine_kernel<<<grid_for(n, 256), 256, 0, s>>>(n, a, x, b, y, c, z);
+  check_launch("sap combine_kernel");
+}
+
+void csr_matvec(index_t n, const offset_t* ptr, const index_t* col, const double* val, const double* x, double* y,
+                cudaStream_t s) {
+  if (n == 0) return;
+  csr_matvec_kernel<<<grid_for(n, 256), 256, 0, s>>>(n, ptr, col, val, x, y);
+  check_launch("sap csr_matvec_kernel");
+}
+
+void band_matvec(index_t n, index_t k, const double* band, const double* x, double* y, cudaStream_t s) {
+  if (n == 0) return;
+  band_matvec_kernel<<<grid_for(n, 256), 256, 0, s>>>(n, k, band, x, y);
+  check_launch("sap band_matvec_kernel");
+}
+
+void check_band(index_t n, index_t k, const double* band, int* flags, cudaStream_t s) {
+  if (n == 0) return;
+  check_band_kernel<<<grid_for((2LL * k + 1) * n, 256), 256, 0, s>>>(n, k, band, flags);
+  check_launch("sap check_band_kernel");
+}
+
+void generate_band(index_t n, index_t k, double d, std::uint64_t seed, double* band, cudaStream_t s) {
+  if (n == 0) return;
+  generate_band_kernel<<<grid_for(n, 128), 128, 0, s>>>(n, k, d, seed, band);
+  check_launch("sap generate_band_kernel");
+}
+
+#define SSIDS_SAP_INSTANTIATE(T)                                                                                   \
+  template void assemble_csr<T>(index_t, const offset_t*, const index_t*, const double*, const long long*,        \
+                                const double*, const double*, T*, cudaStream_t);                                   \
+  template void assemble_band<T>(const Parts&, index_t, index_t, const double*, T*, cudaStream_t);                \
+  template void band_max<T>(const Parts&, const T*, double*, cudaStream_t);                                        \
+  template void band_lu<T>(const Parts&, T*, const double*, double, bool, int, int*, cudaStream_t);               \
+  template void spike_tips<T>(const Parts&, const T*, bool, const T*, T*, T*, cudaStream_t);                       \
+  template void reduced_systems<T>(const Parts&, const T*, const T*, T*, int*, double, int*, cudaStream_t);        \
+  template void permute_in<T>(index_t, const index_t*, const double*, const double*, T*, cudaStream_t);            \
+  template void permute_out<T>(index_t, const index_t*, const double*, const T*, double*, cudaStream_t);           \
+  template void band_solve<T>(const Parts&, const T*, T*, cudaStream_t);                                           \
+  template void interface_solve<T>(const Parts&, const T*, const T*, const T*, const int*, const T*, T*, T*,       \
+                                   cudaStream_t);                                                                  \
+  template void interface_correct<T>(const Parts&, const T*, const T*, const T*, T*, cudaStream_t);                \
+  template void copy_vector<T>(index_t, const T*, T*, cudaStream_t);                                               \
+  template void extract_tridiagonal<T>(const Parts&, index_t, const T*, double*, double*, double*, cudaStream_t);
+
+SSIDS_SAP_INSTANTIATE(double)
+SSIDS_SAP_INSTANTIATE(float)
+#undef SSIDS_SAP_INSTANTIATE
+
+}  // namespace gpu
+}  // namespace detail
+}  // namespace sap
+}  // namespace ssids
