@@ -399,3 +399,31 @@ TEST_SUITE("gpu") {
     CHECK(t.solve(b.data(), x.data(), ti) == Status::converged);
   }
 }
+
+TEST_SUITE("gpu") {
+  TEST_CASE("gpu sap small coupled and decoupled solves (the compute-sanitizer case)") {
+    if (!ssids_test::need_gpu()) return;
+    // small enough for racecheck: every kernel of both variants (band LU and UL, spike tips, reduced systems,
+    // sweeps, interface solve and correction, SpMV, Krylov vector operations), P = 3 unequal partitions
+    const index_t n = 301, k = 7;
+    const std::vector<double> band = host_band(n, k, 0.8, 3);
+    for (Variant v : {Variant::decoupled, Variant::coupled})
+      for (bool mixed : {false, true}) {
+        CAPTURE(static_cast<int>(v));
+        CAPTURE(mixed);
+        SapOptions o = gpu_options(SapOptions());
+        o.partitions = 3;
+        o.variant = v;
+        o.mixed_precision = mixed;
+        o.rtol = 1e-10;
+        Solver cpu, gpu;
+        SapInform ci, gi;
+        cpu.setup_banded(n, k, band.data(), SapOptions(), ci);
+        gpu.setup_banded(n, k, band.data(), o, gi);
+        const std::vector<double> b = random_vector(n, 8);
+        std::vector<double> x(b.size());
+        CHECK(gpu.solve(b.data(), x.data(), gi) == Status::converged);
+        CHECK(rel_residual(cpu, b, x) <= 1.0001e-10);
+      }
+  }
+}

@@ -44,9 +44,9 @@ if has sanitize; then
     "synccheck test_gpu_tridiag *many right-hand*"
     "initcheck test_gpu_tridiag *device pointer*"
     "memcheck  test_gpu_sap     *bitwise*,*device generator*,*update*"
-    "racecheck test_gpu_sap     *bitwise*,*device generator*"
-    "synccheck test_gpu_sap     *bitwise*"
-    "initcheck test_gpu_sap     *bitwise*"
+    "racecheck test_gpu_sap     *compute-sanitizer*"
+    "synccheck test_gpu_sap     *compute-sanitizer*"
+    "initcheck test_gpu_sap     *compute-sanitizer*,*device generator*"
   )
   for r in "${runs[@]}"; do
     read -r tool bin tc <<< "$r"

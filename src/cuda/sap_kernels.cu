@@ -46,6 +46,9 @@ __device__ __forceinline__ T tabs(T v) {
   return v < T(0) ? -v : v;
 }
 
+/// Half-bandwidths from which the panel-blocked LU is used (narrower windows stay in L1 anyway).
+constexpr index_t kBlockedMinK = 48;
+
 int threads_for_window(index_t k) {
   if (k <= 16) return 128;
   if (k <= 64) return 256;
@@ -193,6 +196,113 @@ __global__ void band_lu_kernel(Parts P, T* vals, const double* maxabs, double ep
         const index_t i = c + 1 + e % len, j = c + 1 + e / len;
         const T u = A(c, j);
         if (u != T(0)) A(i, j) -= A(i, c) * u;
+      }
+    }
+    __syncthreads();
+  }
+  if (tid == 0 && count) atomicAdd(boosted, count);
+}
+
+/// The same factorization in panels of kPanel columns (for wide bands): the panel's columns are factored
+/// step by step as above but only within the panel; the panel's U rows are finished column by column; then the
+/// k x k trailing window takes all kPanel rank-1 updates in one pass, with the panel's L and U in shared memory.
+/// Every entry receives the same updates in the same order as in band_lu_kernel (same bits), while the window
+/// is read and written once per panel instead of once per column.
+constexpr int kPanel = 8;
+
+template <class T>
+__global__ void band_lu_blocked_kernel(Parts P, T* vals, const double* maxabs, double eps, int rev, int first,
+                                       int* boosted) {
+  extern __shared__ unsigned char smem_raw[];
+  const int b = first + blockIdx.x;
+  const index_t n = P.begin[b + 1] - P.begin[b], k = P.kb[b];
+  const long long size = static_cast<long long>(n) * (2LL * k + 1);
+  const BandView<T> A{vals + P.offset[b], k, size - 1, rev != 0};
+  T* Ls = reinterpret_cast<T*>(smem_raw);  // Ls[t * kmax + r] = L(c0 + nb + r, c0 + t)
+  T* Us = Ls + static_cast<long long>(P.kmax) * kPanel;  // Us[t * kmax + q] = U(c0 + t, c0 + nb + q)
+  const double mx = maxabs[b];
+  const T boost = static_cast<T>(eps * (mx > 0 ? mx : 1.0));
+  __shared__ T s_inv;
+  const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = nt >> 5;
+  int count = 0;
+  for (index_t c0 = 0; c0 < n; c0 += kPanel) {
+    const index_t nb = min(static_cast<index_t>(kPanel), n - c0);  // panel width
+    // 1. the panel's columns, step by step (updates restricted to the panel)
+    for (index_t t = 0; t < nb; ++t) {
+      const index_t c = c0 + t;
+      const index_t len = min(n - 1, c + k) - c;
+      if (tid == 0) {
+        T& d = A(c, c);
+        T p = d;
+        if (!(tabs(p) >= boost)) {
+          ++count;
+          p = p < T(0) ? -boost : boost;
+        }
+        d = p;
+        s_inv = T(1) / p;
+      }
+      __syncthreads();
+      const T inv = s_inv;
+      for (index_t r = tid + 1; r <= len; r += nt) A(c + r, c) *= inv;
+      __syncthreads();
+      const index_t ncol = min(nb - 1 - t, len);  // panel columns right of c within the band
+      const int total = static_cast<int>(ncol * len);
+      for (int e = tid; e < total; e += nt) {
+        const index_t i = c + 1 + e % len, j = c + 1 + e / len;
+        const T u = A(c, j);
+        if (u != T(0)) A(i, j) -= A(i, c) * u;
+      }
+      __syncthreads();
+    }
+    // 2. U rows c0 .. c0+nb-1 of the trailing columns j = c0+nb .. min(n-1, c0+nb-1+k): forward substitution
+    //    with the panel's unit L, one thread per column (rows outside the band are zero and skipped)
+    const index_t j_hi = min(n - 1, c0 + nb - 1 + k), ncols = j_hi - (c0 + nb) + 1;
+    for (index_t q = tid; q < ncols; q += nt) {
+      const index_t j = c0 + nb + q;
+      T u[kPanel];
+      for (index_t t = 0; t < nb; ++t) {
+        const index_t r = c0 + t;
+        u[t] = (j - r <= k) ? A(r, j) : T(0);
+      }
+      for (index_t t = 0; t < nb; ++t) {
+        if (j - (c0 + t) > k) continue;  // outside the band: stays zero
+        T v = u[t];
+        for (index_t s = 0; s < t; ++s) {
+          if (u[s] == T(0) || t - s > k) continue;  // L(c0+t, c0+s) outside a narrow partition's band is zero
+          v -= A(c0 + t, c0 + s) * u[s];
+        }
+        u[t] = v;
+        A(c0 + t, j) = v;
+        Us[t * static_cast<long long>(P.kmax) + q] = v;
+      }
+      for (index_t t = 0; t < nb; ++t)
+        if (j - (c0 + t) > k) Us[t * static_cast<long long>(P.kmax) + q] = T(0);
+    }
+    // the panel's L rows below the panel: L(i, c0 + t) for i = c0+nb .. min(n-1, c0+nb-1+k)
+    const index_t i_hi = min(n - 1, c0 + nb - 1 + k), nrows = i_hi - (c0 + nb) + 1;
+    for (index_t r = tid; r < nrows; r += nt) {
+      const index_t i = c0 + nb + r;
+      for (index_t t = 0; t < nb; ++t)
+        Ls[t * static_cast<long long>(P.kmax) + r] = (i - (c0 + t) <= k) ? A(i, c0 + t) : T(0);
+    }
+    __syncthreads();
+    // 3. trailing window: A(i, j) -= sum_t L(i, c0+t) U(c0+t, j), t ascending (the unblocked order)
+    for (index_t q = warp; q < ncols; q += nw) {
+      const index_t j = c0 + nb + q;
+      T us[kPanel];
+      bool any = false;
+      for (index_t t = 0; t < nb; ++t) {
+        us[t] = Us[t * static_cast<long long>(P.kmax) + q];
+        any = any || us[t] != T(0);
+      }
+      if (!any) continue;
+      for (index_t r = lane; r < nrows; r += 32) {
+        const index_t i = c0 + nb + r;
+        if (i - j > k || j - i > k) continue;  // not in the band (cannot receive updates)
+        T a = A(i, j);
+        for (index_t t = 0; t < nb; ++t)
+          if (us[t] != T(0)) a -= Ls[t * static_cast<long long>(P.kmax) + r] * us[t];
+        A(i, j) = a;
       }
     }
     __syncthreads();
@@ -631,6 +741,17 @@ template <class T>
 void band_lu(const Parts& P, T* vals, const double* maxabs, double eps, bool reverse, int first, int* boosted,
              cudaStream_t s) {
   if (P.p - first <= 0) return;
+  const std::size_t smem = 2 * static_cast<std::size_t>(P.kmax) * kPanel * sizeof(T);
+  if (P.kmax >= kBlockedMinK && smem <= 200 * 1024) {
+    if (smem > 48 * 1024)
+      check_cuda(cudaFuncSetAttribute(band_lu_blocked_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(smem)),
+                 "cudaFuncSetAttribute (band_lu_blocked_kernel)");
+    band_lu_blocked_kernel<T><<<P.p - first, threads_for_window(P.kmax), smem, s>>>(P, vals, maxabs, eps,
+                                                                                      reverse ? 1 : 0, first, boosted);
+    check_launch("sap band_lu_blocked_kernel");
+    return;
+  }
   band_lu_kernel<T><<<P.p - first, threads_for_window(P.kmax), 0, s>>>(P, vals, maxabs, eps, reverse ? 1 : 0, first,
                                                                         boosted);
   check_launch("sap band_lu_kernel");
