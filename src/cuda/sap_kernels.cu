@@ -154,7 +154,7 @@ __global__ void band_max_kernel(Parts P, const T* vals, double* out) {
 /// of L, then applies the rank-1 update to the len x len window below and right of the pivot. The window is
 /// covered by warps per column (coalesced rows) when it is wide, by a flat thread index when it is narrow.
 template <class T>
-__global__ void band_lu_kernel(Parts P, T* vals, const double* maxabs, double eps, int rev, int first, int* boosted) {
+__global__ void __launch_bounds__(1024) band_lu_kernel(Parts P, T* vals, const double* maxabs, double eps, int rev, int first, int* boosted) {
   const int b = first + blockIdx.x;
   const index_t n = P.begin[b + 1] - P.begin[b], k = P.kb[b];
   const long long size = static_cast<long long>(n) * (2LL * k + 1);
@@ -211,7 +211,7 @@ __global__ void band_lu_kernel(Parts P, T* vals, const double* maxabs, double ep
 constexpr int kPanel = 8;
 
 template <class T>
-__global__ void band_lu_blocked_kernel(Parts P, T* vals, const double* maxabs, double eps, int rev, int first,
+__global__ void __launch_bounds__(1024) band_lu_blocked_kernel(Parts P, T* vals, const double* maxabs, double eps, int rev, int first,
                                        int* boosted) {
   extern __shared__ unsigned char smem_raw[];
   const int b = first + blockIdx.x;
@@ -313,7 +313,7 @@ __global__ void band_lu_blocked_kernel(Parts P, T* vals, const double* maxabs, d
 /// Spike tips, one thread per right-hand-side column (spike_bottom_from_lu; for W on the reversed LU with
 /// the rows of C and W reversed). The column lives in `work` transposed (thread t at t + r m: coalesced).
 template <class T>
-__global__ void spike_tip_kernel(Parts P, const T* fac, int top, const T* rhs, T* out, T* work) {
+__global__ void __launch_bounds__(1024) spike_tip_kernel(Parts P, const T* fac, int top, const T* rhs, T* out, T* work) {
   const int i = blockIdx.x;         // interface
   const int b = top ? i + 1 : i;    // block whose factors are used
   const index_t n = P.begin[b + 1] - P.begin[b], k = P.kb[b], m = P.m, off = n - m;
@@ -347,7 +347,7 @@ __global__ void spike_tip_kernel(Parts P, const T* fac, int top, const T* rhs, T
 /// R = I - W V, then dense LU with partial pivoting in place (dense_lu: first largest |entry| is the pivot,
 /// whole rows swapped, exact zero pivots replaced by `boost`).
 template <class T>
-__global__ void reduced_kernel(Parts P, const T* Vs, const T* Ws, T* Rs, int* pivs, double boost_d, int* zeros) {
+__global__ void __launch_bounds__(1024) reduced_kernel(Parts P, const T* Vs, const T* Ws, T* Rs, int* pivs, double boost_d, int* zeros) {
   __shared__ double sv[1024];
   __shared__ int si[1024];
   const int i = blockIdx.x;
@@ -446,7 +446,7 @@ __global__ void permute_out_kernel(index_t n, const index_t* pcol, const double*
 /// circular buffer in shared memory (W >= k + 2 slots, so the slot refilled at step c is never one that step c
 /// updates); one barrier per step; each thread prefetches its factor entry of the next step.
 template <class T>
-__global__ void band_solve_kernel(Parts P, const T* vals, T* x, int wsize) {
+__global__ void __launch_bounds__(1024) band_solve_kernel(Parts P, const T* vals, T* x, int wsize) {
   extern __shared__ unsigned char smem_raw[];
   T* buf = reinterpret_cast<T*>(smem_raw);
   const int b = blockIdx.x, tid = threadIdx.x, nt = blockDim.x;
@@ -514,7 +514,7 @@ __global__ void band_solve_kernel(Parts P, const T* vals, T* x, int wsize) {
 }
 
 template <class T>
-__global__ void interface_solve_kernel(Parts P, const T* Vs, const T* Ws, const T* Rs, const int* pivs, const T* g,
+__global__ void __launch_bounds__(1024) interface_solve_kernel(Parts P, const T* Vs, const T* Ws, const T* Rs, const int* pivs, const T* g,
                                        T* xts, T* xbs) {
   const int i = blockIdx.x, tid = threadIdx.x, nt = blockDim.x;
   const index_t m = P.m;
@@ -560,7 +560,7 @@ __global__ void interface_solve_kernel(Parts P, const T* Vs, const T* Ws, const 
 }
 
 template <class T>
-__global__ void interface_correct_kernel(Parts P, const T* vals, const T* xts, const T* xbs, T* w) {
+__global__ void __launch_bounds__(1024) interface_correct_kernel(Parts P, const T* vals, const T* xts, const T* xbs, T* w) {
   const int i = blockIdx.x;
   const index_t m = P.m;
   const long long mm = static_cast<long long>(m) * m;
