@@ -79,3 +79,40 @@ TEST_CASE("sap capi: errors are flags and nothing crashes") {
   int rc = ssids_sap_solve(s.nrow, ptr.data(), col.data(), sv.data(), b.data(), x.data(), nullptr, &inf);
   CHECK(rc < 0);
 }
+
+TEST_CASE("sap capi: backend and mixed precision options") {
+  ssids::CsrMatrix a = ssids::generate_banded(2000, 6, 0.5, 3);
+  std::vector<int64_t> ptr(a.ptr.begin(), a.ptr.end());
+  std::vector<int> col(a.col.begin(), a.col.end());
+  std::vector<double> b(a.nrow, 1.0), x(a.nrow, 0.0);
+  ssids_sap_options o;
+  ssids_sap_default_options(&o);
+  CHECK(o.backend == 0);
+  CHECK(o.mixed_precision == 0);
+  ssids_sap_inform inf;
+  o.backend = 3;
+  CHECK(ssids_sap_solve(a.nrow, ptr.data(), col.data(), a.val.data(), b.data(), x.data(), &o, &inf) == ssids::flag::bad_input);
+  o.backend = 0;
+  o.mixed_precision = 1;  // the CPU preconditioner is double only
+  CHECK(ssids_sap_solve(a.nrow, ptr.data(), col.data(), a.val.data(), b.data(), x.data(), &o, &inf) == ssids::flag::bad_input);
+  // automatic: the GPU when present, else the CPU; either way the answer converges
+  o.backend = 2;
+  o.mixed_precision = 0;
+  o.rtol = 1e-10;
+  CHECK(ssids_sap_solve(a.nrow, ptr.data(), col.data(), a.val.data(), b.data(), x.data(), &o, &inf) == 0);
+  CHECK(inf.status == 0);
+  CHECK(relative_residual(a, x, b) <= 1.0001e-10);
+  // the GPU explicitly: converges on a device, -30 (no_cuda) without one
+  o.backend = 1;
+  const int rc = ssids_sap_solve(a.nrow, ptr.data(), col.data(), a.val.data(), b.data(), x.data(), &o, &inf);
+  if (inf.backend == 1 || rc == 0) {
+    CHECK(rc == 0);
+    CHECK(inf.backend == 1);
+    CHECK(relative_residual(a, x, b) <= 1.0001e-10);
+    o.mixed_precision = 1;
+    CHECK(ssids_sap_solve(a.nrow, ptr.data(), col.data(), a.val.data(), b.data(), x.data(), &o, &inf) == 0);
+    CHECK(relative_residual(a, x, b) <= 1.0001e-10);
+  } else {
+    CHECK(rc == ssids::flag::no_cuda);
+  }
+}

@@ -26,6 +26,8 @@ struct ssids_sap_options {
   int max_iterations;  /* default 100 */
   int restart;         /* GMRES restart (default 50) */
   int use_initial_guess; /* nonzero: x on entry is the initial guess */
+  int backend;           /* 0 CPU (default), 1 GPU (-30 without CUDA or device), 2 GPU when present */
+  int mixed_precision;   /* GPU only: nonzero = single-precision preconditioner in the double Krylov loop */
 };
 
 struct ssids_sap_inform {
@@ -37,6 +39,7 @@ struct ssids_sap_inform {
   int partitions;           /* P used */
   int boosted_pivots;
   double time_setup, time_solve; /* seconds */
+  int backend;              /* where it ran: 0 CPU, 1 GPU */
 };
 
 void ssids_sap_default_options(struct ssids_sap_options* options);

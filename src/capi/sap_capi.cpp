@@ -23,6 +23,8 @@ void ssids_sap_default_options(struct ssids_sap_options* o) {
   o->max_iterations = d.max_iterations;
   o->restart = d.restart;
   o->use_initial_guess = d.use_initial_guess ? 1 : 0;
+  o->backend = static_cast<int>(d.backend);
+  o->mixed_precision = d.mixed_precision ? 1 : 0;
 }
 
 int ssids_sap_solve(int n, const int64_t* ptr, const int* col, const double* val, const double* b, double* x,
@@ -38,6 +40,7 @@ int ssids_sap_solve(int n, const int64_t* ptr, const int* col, const double* val
     if (o.array_base != 0 && o.array_base != 1) throw ssids::Error(ssids::flag::bad_input, "array_base must be 0 or 1");
     if (o.variant < 0 || o.variant > 1 || o.krylov < 0 || o.krylov > 3)
       throw ssids::Error(ssids::flag::bad_input, "variant or krylov out of range");
+    if (o.backend < 0 || o.backend > 2) throw ssids::Error(ssids::flag::bad_input, "backend must be 0, 1 or 2");
     if (n > 0 && (!ptr || !b || !x)) throw ssids::Error(ssids::flag::missing_data, "ptr, b or x missing");
     const int base = o.array_base;
     ssids::CsrMatrix a;
@@ -69,6 +72,8 @@ int ssids_sap_solve(int n, const int64_t* ptr, const int* col, const double* val
     so.max_iterations = o.max_iterations;
     so.restart = o.restart;
     so.use_initial_guess = o.use_initial_guess != 0;
+    so.backend = o.backend == 1 ? ssids::Backend::gpu : o.backend == 2 ? ssids::Backend::automatic : ssids::Backend::cpu;
+    so.mixed_precision = o.mixed_precision != 0;
     ssids::sap::SapInform si;
     ssids::sap::solve(a, b, x, so, si);
     inf.status = static_cast<int>(si.status);
@@ -79,6 +84,7 @@ int ssids_sap_solve(int n, const int64_t* ptr, const int* col, const double* val
     inf.boosted_pivots = si.boosted_pivots + si.boosted_pivots_ul;
     inf.time_setup = si.time_setup;
     inf.time_solve = si.time_solve;
+    inf.backend = si.backend == ssids::Backend::gpu ? 1 : 0;
     inf.flag = 0;
   } catch (const ssids::Error& e) {
     inf.flag = e.code();
