@@ -405,14 +405,21 @@ TEST_SUITE("gpu") {
     if (!ssids_test::need_gpu()) return;
     // small enough for racecheck: every kernel of both variants (band LU and UL, spike tips, reduced systems,
     // sweeps, interface solve and correction, SpMV, Krylov vector operations), P = 3 unequal partitions
-    const index_t n = 301, k = 7;
-    const std::vector<double> band = host_band(n, k, 0.8, 3);
+    // K = 7: the unblocked LU; K = 60: the panel-blocked LU; K = 130 with P = 2: the multi-block LU
+    struct Case {
+      index_t n, k;
+    };
+    for (const Case c : {Case{301, 7}, Case{400, 60}, Case{700, 130}})
     for (Variant v : {Variant::decoupled, Variant::coupled})
       for (bool mixed : {false, true}) {
+        const index_t n = c.n, k = c.k;
+        const std::vector<double> band = host_band(n, k, 0.8, 3);
+        CAPTURE(n);
+        CAPTURE(k);
         CAPTURE(static_cast<int>(v));
         CAPTURE(mixed);
         SapOptions o = gpu_options(SapOptions());
-        o.partitions = 3;
+        o.partitions = k > 100 ? 2 : 3;
         o.variant = v;
         o.mixed_precision = mixed;
         o.rtol = 1e-10;

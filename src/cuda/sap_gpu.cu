@@ -322,6 +322,8 @@ class GpuSapImpl final : public GpuSap, public KrylovSpace {
     parts_.m = l.p > 1 ? l.m : 0;
     parts_.kmax = 0;
     for (index_t kb : l.kb) parts_.kmax = std::max(parts_.kmax, kb);
+    parts_.nmax = 0;
+    for (int i = 0; i < l.p; ++i) parts_.nmax = std::max(parts_.nmax, l.begin[i + 1] - l.begin[i]);
     parts_.begin = d_begin_.get();
     parts_.kb = d_kb_.get();
     parts_.offset = d_offset_.get();

@@ -7,6 +7,7 @@
 // Band storage (band.hpp): a(i, j) at k + i - j + j (2k+1). A "reversed" partition reads its storage
 // backwards (x -> size - 1 - x), which turns a(i, j) into a(n-1-i, n-1-j): LU of the reversed block is the
 // UL factorization of the block (band_ul), used for the SaP-C spike tops W^(t).
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 
@@ -48,6 +49,8 @@ __device__ __forceinline__ T tabs(T v) {
 
 /// Half-bandwidths from which the panel-blocked LU is used (narrower windows stay in L1 anyway).
 constexpr index_t kBlockedMinK = 48;
+/// ... and from which few partitions (fewer than SMs) share each panel's trailing update among several blocks.
+constexpr index_t kMultiBlockMinK = 128;
 
 int threads_for_window(index_t k) {
   if (k <= 16) return 128;
@@ -210,104 +213,162 @@ __global__ void __launch_bounds__(1024) band_lu_kernel(Parts P, T* vals, const d
 /// is read and written once per panel instead of once per column.
 constexpr int kPanel = 8;
 
+/// Steps 1 and 2 for the panel c0 .. c0+nb-1, by one thread block: its columns (updates within the panel),
+/// then the U rows of the trailing columns (forward substitution with the panel's unit L, one thread per
+/// column; entries outside the band stay zero). Us (may be null): Us[t * ldu + q] = U(c0 + t, c0 + nb + q).
 template <class T>
-__global__ void __launch_bounds__(1024) band_lu_blocked_kernel(Parts P, T* vals, const double* maxabs, double eps, int rev, int first,
-                                       int* boosted) {
-  extern __shared__ unsigned char smem_raw[];
-  const int b = first + blockIdx.x;
-  const index_t n = P.begin[b + 1] - P.begin[b], k = P.kb[b];
-  const long long size = static_cast<long long>(n) * (2LL * k + 1);
-  const BandView<T> A{vals + P.offset[b], k, size - 1, rev != 0};
-  T* Ls = reinterpret_cast<T*>(smem_raw);  // Ls[t * kmax + r] = L(c0 + nb + r, c0 + t)
-  T* Us = Ls + static_cast<long long>(P.kmax) * kPanel;  // Us[t * kmax + q] = U(c0 + t, c0 + nb + q)
-  const double mx = maxabs[b];
-  const T boost = static_cast<T>(eps * (mx > 0 ? mx : 1.0));
-  __shared__ T s_inv;
-  const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = nt >> 5;
-  int count = 0;
-  for (index_t c0 = 0; c0 < n; c0 += kPanel) {
-    const index_t nb = min(static_cast<index_t>(kPanel), n - c0);  // panel width
-    // 1. the panel's columns, step by step (updates restricted to the panel)
-    for (index_t t = 0; t < nb; ++t) {
-      const index_t c = c0 + t;
-      const index_t len = min(n - 1, c + k) - c;
-      if (tid == 0) {
-        T& d = A(c, c);
-        T p = d;
-        if (!(tabs(p) >= boost)) {
-          ++count;
-          p = p < T(0) ? -boost : boost;
-        }
-        d = p;
-        s_inv = T(1) / p;
+__device__ void lu_panel(const BandView<T>& A, index_t n, index_t k, index_t c0, index_t nb, T boost, T* s_inv,
+                         int& count, T* Us, long long ldu) {
+  const int tid = threadIdx.x, nt = blockDim.x;
+  for (index_t t = 0; t < nb; ++t) {
+    const index_t c = c0 + t;
+    const index_t len = min(n - 1, c + k) - c;
+    if (tid == 0) {
+      T& d = A(c, c);
+      T p = d;
+      if (!(tabs(p) >= boost)) {
+        ++count;
+        p = p < T(0) ? -boost : boost;
       }
-      __syncthreads();
-      const T inv = s_inv;
-      for (index_t r = tid + 1; r <= len; r += nt) A(c + r, c) *= inv;
-      __syncthreads();
-      const index_t ncol = min(nb - 1 - t, len);  // panel columns right of c within the band
-      const int total = static_cast<int>(ncol * len);
-      for (int e = tid; e < total; e += nt) {
-        const index_t i = c + 1 + e % len, j = c + 1 + e / len;
-        const T u = A(c, j);
-        if (u != T(0)) A(i, j) -= A(i, c) * u;
-      }
-      __syncthreads();
-    }
-    // 2. U rows c0 .. c0+nb-1 of the trailing columns j = c0+nb .. min(n-1, c0+nb-1+k): forward substitution
-    //    with the panel's unit L, one thread per column (rows outside the band are zero and skipped)
-    const index_t j_hi = min(n - 1, c0 + nb - 1 + k), ncols = j_hi - (c0 + nb) + 1;
-    for (index_t q = tid; q < ncols; q += nt) {
-      const index_t j = c0 + nb + q;
-      T u[kPanel];
-      for (index_t t = 0; t < nb; ++t) {
-        const index_t r = c0 + t;
-        u[t] = (j - r <= k) ? A(r, j) : T(0);
-      }
-      for (index_t t = 0; t < nb; ++t) {
-        if (j - (c0 + t) > k) continue;  // outside the band: stays zero
-        T v = u[t];
-        for (index_t s = 0; s < t; ++s) {
-          if (u[s] == T(0) || t - s > k) continue;  // L(c0+t, c0+s) outside a narrow partition's band is zero
-          v -= A(c0 + t, c0 + s) * u[s];
-        }
-        u[t] = v;
-        A(c0 + t, j) = v;
-        Us[t * static_cast<long long>(P.kmax) + q] = v;
-      }
-      for (index_t t = 0; t < nb; ++t)
-        if (j - (c0 + t) > k) Us[t * static_cast<long long>(P.kmax) + q] = T(0);
-    }
-    // the panel's L rows below the panel: L(i, c0 + t) for i = c0+nb .. min(n-1, c0+nb-1+k)
-    const index_t i_hi = min(n - 1, c0 + nb - 1 + k), nrows = i_hi - (c0 + nb) + 1;
-    for (index_t r = tid; r < nrows; r += nt) {
-      const index_t i = c0 + nb + r;
-      for (index_t t = 0; t < nb; ++t)
-        Ls[t * static_cast<long long>(P.kmax) + r] = (i - (c0 + t) <= k) ? A(i, c0 + t) : T(0);
+      d = p;
+      *s_inv = T(1) / p;
     }
     __syncthreads();
-    // 3. trailing window: A(i, j) -= sum_t L(i, c0+t) U(c0+t, j), t ascending (the unblocked order)
-    for (index_t q = warp; q < ncols; q += nw) {
-      const index_t j = c0 + nb + q;
-      T us[kPanel];
-      bool any = false;
-      for (index_t t = 0; t < nb; ++t) {
-        us[t] = Us[t * static_cast<long long>(P.kmax) + q];
-        any = any || us[t] != T(0);
-      }
-      if (!any) continue;
-      for (index_t r = lane; r < nrows; r += 32) {
-        const index_t i = c0 + nb + r;
-        if (i - j > k || j - i > k) continue;  // not in the band (cannot receive updates)
-        T a = A(i, j);
-        for (index_t t = 0; t < nb; ++t)
-          if (us[t] != T(0)) a -= Ls[t * static_cast<long long>(P.kmax) + r] * us[t];
-        A(i, j) = a;
-      }
+    const T inv = *s_inv;
+    for (index_t r = tid + 1; r <= len; r += nt) A(c + r, c) *= inv;
+    __syncthreads();
+    const index_t ncol = min(nb - 1 - t, len);  // panel columns right of c within the band
+    const int total = static_cast<int>(ncol * len);
+    for (int e = tid; e < total; e += nt) {
+      const index_t i = c + 1 + e % len, j = c + 1 + e / len;
+      const T u = A(c, j);
+      if (u != T(0)) A(i, j) -= A(i, c) * u;
     }
     __syncthreads();
   }
-  if (tid == 0 && count) atomicAdd(boosted, count);
+  const index_t ncols = min(n - 1, c0 + nb - 1 + k) - (c0 + nb) + 1;
+  for (index_t q = tid; q < ncols; q += nt) {
+    const index_t j = c0 + nb + q;
+    T u[kPanel];
+    for (index_t t = 0; t < nb; ++t) u[t] = (j - (c0 + t) <= k) ? A(c0 + t, j) : T(0);
+    for (index_t t = 0; t < nb; ++t) {
+      if (j - (c0 + t) > k) continue;  // outside the band: stays zero
+      T v = u[t];
+      for (index_t s = 0; s < t; ++s) {
+        if (u[s] == T(0) || t - s > k) continue;  // L(c0+t, c0+s) outside a narrow partition's band is zero
+        v -= A(c0 + t, c0 + s) * u[s];
+      }
+      u[t] = v;
+      A(c0 + t, j) = v;
+    }
+    if (Us)
+      for (index_t t = 0; t < nb; ++t) Us[t * ldu + q] = u[t];
+  }
+}
+
+/// The panel's L rows below it into shared memory: Ls[t * ldl + r] = L(c0 + nb + r, c0 + t) (zero outside the band).
+template <class T>
+__device__ void lu_load_l(const BandView<T>& A, index_t n, index_t k, index_t c0, index_t nb, T* Ls, long long ldl) {
+  const index_t nrows = min(n - 1, c0 + nb - 1 + k) - (c0 + nb) + 1;
+  for (index_t r = threadIdx.x; r < nrows; r += blockDim.x) {
+    const index_t i = c0 + nb + r;
+    for (index_t t = 0; t < nb; ++t) Ls[t * ldl + r] = (i - (c0 + t) <= k) ? A(i, c0 + t) : T(0);
+  }
+}
+
+/// Step 3 on the trailing columns q = q0, q0 + qstep, ... (warp-strided by the caller's warps): A(i, j) -=
+/// sum_t L(i, c0+t) U(c0+t, j), t ascending (the unblocked order). U from Us, or from A when Us is null.
+template <class T>
+__device__ void lu_trailing(const BandView<T>& A, index_t n, index_t k, index_t c0, index_t nb, const T* Ls,
+                            long long ldl, const T* Us, long long ldu, index_t q0, index_t qstep) {
+  const int lane = threadIdx.x & 31;
+  const index_t nrows = min(n - 1, c0 + nb - 1 + k) - (c0 + nb) + 1;
+  const index_t ncols = nrows;
+  for (index_t q = q0; q < ncols; q += qstep) {
+    const index_t j = c0 + nb + q;
+    T us[kPanel];
+    bool any = false;
+    for (index_t t = 0; t < nb; ++t) {
+      us[t] = Us ? Us[t * ldu + q] : ((j - (c0 + t) <= k) ? A(c0 + t, j) : T(0));
+      any = any || us[t] != T(0);
+    }
+    if (!any) continue;
+    for (index_t r = lane; r < nrows; r += 32) {
+      const index_t i = c0 + nb + r;
+      T a = A(i, j);
+      for (index_t t = 0; t < nb; ++t)
+        if (us[t] != T(0)) a -= Ls[t * ldl + r] * us[t];
+      A(i, j) = a;
+    }
+  }
+}
+
+template <class T>
+__device__ BandView<T> partition_view(const Parts& P, T* vals, int b, int rev, index_t* n, index_t* k) {
+  *n = P.begin[b + 1] - P.begin[b];
+  *k = P.kb[b];
+  const long long size = static_cast<long long>(*n) * (2LL * *k + 1);
+  return BandView<T>{vals + P.offset[b], *k, size - 1, rev != 0};
+}
+
+/// One thread block per partition, all panels.
+template <class T>
+__global__ void __launch_bounds__(1024) band_lu_blocked_kernel(Parts P, T* vals, const double* maxabs, double eps,
+                                                               int rev, int first, int* boosted) {
+  extern __shared__ unsigned char smem_raw[];
+  const int b = first + blockIdx.x;
+  index_t n, k;
+  const BandView<T> A = partition_view(P, vals, b, rev, &n, &k);
+  const long long ld = P.kmax;
+  T* Ls = reinterpret_cast<T*>(smem_raw);
+  T* Us = Ls + ld * kPanel;
+  const double mx = maxabs[b];
+  const T boost = static_cast<T>(eps * (mx > 0 ? mx : 1.0));
+  __shared__ T s_inv;
+  int count = 0;
+  for (index_t c0 = 0; c0 < n; c0 += kPanel) {
+    const index_t nb = min(static_cast<index_t>(kPanel), n - c0);
+    lu_panel(A, n, k, c0, nb, boost, &s_inv, count, Us, ld);
+    lu_load_l(A, n, k, c0, nb, Ls, ld);
+    __syncthreads();
+    lu_trailing(A, n, k, c0, nb, Ls, ld, Us, ld, static_cast<index_t>(threadIdx.x >> 5),
+                static_cast<index_t>(blockDim.x >> 5));
+    __syncthreads();
+  }
+  if (threadIdx.x == 0 && count) atomicAdd(boosted, count);
+}
+
+/// Multi-block path (few wide partitions): one launch per panel for steps 1-2 (a block per partition) ...
+template <class T>
+__global__ void __launch_bounds__(1024) band_lu_panel_kernel(Parts P, T* vals, const double* maxabs, double eps,
+                                                             int rev, int first, index_t c0, int* boosted) {
+  const int b = first + blockIdx.x;
+  index_t n, k;
+  const BandView<T> A = partition_view(P, vals, b, rev, &n, &k);
+  if (c0 >= n) return;
+  const double mx = maxabs[b];
+  const T boost = static_cast<T>(eps * (mx > 0 ? mx : 1.0));
+  __shared__ T s_inv;
+  int count = 0;
+  lu_panel(A, n, k, c0, min(static_cast<index_t>(kPanel), n - c0), boost, &s_inv, count, static_cast<T*>(nullptr), 0);
+  if (threadIdx.x == 0 && count) atomicAdd(boosted, count);
+}
+
+/// ... and one for step 3 with `gridDim.y` blocks per partition, each taking every gridDim.y-th column.
+template <class T>
+__global__ void __launch_bounds__(1024) band_lu_trailing_kernel(Parts P, T* vals, int rev, int first, index_t c0) {
+  extern __shared__ unsigned char smem_raw[];
+  const int b = first + blockIdx.x;
+  index_t n, k;
+  const BandView<T> A = partition_view(P, vals, b, rev, &n, &k);
+  if (c0 >= n) return;
+  const index_t nb = min(static_cast<index_t>(kPanel), n - c0);
+  T* Ls = reinterpret_cast<T*>(smem_raw);
+  lu_load_l(A, n, k, c0, nb, Ls, P.kmax);
+  __syncthreads();
+  const index_t nw = blockDim.x >> 5;
+  lu_trailing(A, n, k, c0, nb, Ls, P.kmax, static_cast<const T*>(nullptr), 0,
+              static_cast<index_t>(blockIdx.y * nw + (threadIdx.x >> 5)), static_cast<index_t>(gridDim.y * nw));
 }
 
 /// Spike tips, one thread per right-hand-side column (spike_bottom_from_lu; for W on the reversed LU with
@@ -743,12 +804,31 @@ void band_lu(const Parts& P, T* vals, const double* maxabs, double eps, bool rev
   if (P.p - first <= 0) return;
   const std::size_t smem = 2 * static_cast<std::size_t>(P.kmax) * kPanel * sizeof(T);
   if (P.kmax >= kBlockedMinK && smem <= 200 * 1024) {
+    const int parts = P.p - first;
+    static int sms = 0;
+    if (sms == 0) check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute");
+    const int threads = threads_for_window(P.kmax);
+    if (parts < sms && P.kmax >= kMultiBlockMinK) {
+      // few wide partitions: spread each panel's trailing update over several blocks per partition
+      const int g = static_cast<int>(std::min<long long>((2LL * sms + parts - 1) / parts, (P.kmax + 31) / 32));
+      const std::size_t lsmem = smem / 2;
+      if (lsmem > 48 * 1024)
+        check_cuda(cudaFuncSetAttribute(band_lu_trailing_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(lsmem)),
+                   "cudaFuncSetAttribute (band_lu_trailing_kernel)");
+      for (index_t c0 = 0; c0 < P.nmax; c0 += kPanel) {
+        band_lu_panel_kernel<T><<<parts, threads, 0, s>>>(P, vals, maxabs, eps, reverse ? 1 : 0, first, c0, boosted);
+        check_launch("sap band_lu_panel_kernel");
+        band_lu_trailing_kernel<T><<<dim3(parts, g), threads, lsmem, s>>>(P, vals, reverse ? 1 : 0, first, c0);
+        check_launch("sap band_lu_trailing_kernel");
+      }
+      return;
+    }
     if (smem > 48 * 1024)
       check_cuda(cudaFuncSetAttribute(band_lu_blocked_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(smem)),
                  "cudaFuncSetAttribute (band_lu_blocked_kernel)");
-    band_lu_blocked_kernel<T><<<P.p - first, threads_for_window(P.kmax), smem, s>>>(P, vals, maxabs, eps,
-                                                                                      reverse ? 1 : 0, first, boosted);
+    band_lu_blocked_kernel<T><<<parts, threads, smem, s>>>(P, vals, maxabs, eps, reverse ? 1 : 0, first, boosted);
     check_launch("sap band_lu_blocked_kernel");
     return;
   }

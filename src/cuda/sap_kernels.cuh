@@ -18,6 +18,7 @@ struct Parts {
   int p = 0;                        ///< partitions
   index_t m = 0;                    ///< coupling width (0 = no interfaces)
   index_t kmax = 0;                 ///< max half-bandwidth over the partitions
+  index_t nmax = 0;                 ///< max partition size
   const index_t* begin = nullptr;   ///< p + 1
   const index_t* kb = nullptr;      ///< p
   const long long* offset = nullptr;  ///< p + 1 (band of partition i; couplings start at offset[p])
