@@ -372,7 +372,12 @@ __global__ void __launch_bounds__(1024) band_lu_trailing_kernel(Parts P, T* vals
 }
 
 /// Spike tips, one thread per right-hand-side column (spike_bottom_from_lu; for W on the reversed LU with
-/// the rows of C and W reversed). The column lives in `work` transposed (thread t at t + r m: coalesced).
+/// the rows of C and W reversed). The column lives in `work` transposed (thread t at t + r m: coalesced). The
+/// triangular solves are left-looking over blocks of kTipRows rows held in registers: each finished entry of
+/// the column is read once per block instead of once per row, and every row still receives its updates in the
+/// order of the right-looking CPU reference (ascending columns for L, descending for U).
+constexpr int kTipRows = 16;
+
 template <class T>
 __global__ void __launch_bounds__(1024) spike_tip_kernel(Parts P, const T* fac, int top, const T* rhs, T* out, T* work) {
   const int i = blockIdx.x;         // interface
@@ -385,23 +390,55 @@ __global__ void __launch_bounds__(1024) spike_tip_kernel(Parts P, const T* fac, 
   T* O = out + 2 * mm * i;
   T* Y = work + mm * i;
   for (index_t t = threadIdx.x; t < m; t += blockDim.x) {
-    for (index_t r = 0; r < m; ++r) Y[t + static_cast<long long>(r) * m] = R[(top ? m - 1 - r : r) + static_cast<long long>(t) * m];
-    // L_bb y = rhs (unit lower)
-    for (index_t c = off; c < n; ++c) {
-      const T yc = Y[t + static_cast<long long>(c - off) * m];
-      if (yc == T(0)) continue;
-      const index_t len = min(n - 1, c + k) - c;
-      for (index_t s = 1; s <= len; ++s) Y[t + static_cast<long long>(c + s - off) * m] -= F(c + s, c) * yc;
+    auto y = [&](index_t r) -> T& { return Y[t + static_cast<long long>(r) * m]; };
+    for (index_t r = 0; r < m; ++r) y(r) = R[(top ? m - 1 - r : r) + static_cast<long long>(t) * m];
+    T acc[kTipRows];
+    // L_bb y = rhs (unit lower), row blocks top to bottom
+    for (index_t r0 = 0; r0 < m; r0 += kTipRows) {
+      const index_t nr = min(static_cast<index_t>(kTipRows), m - r0);
+#pragma unroll
+      for (int q = 0; q < kTipRows; ++q) acc[q] = q < nr ? y(r0 + q) : T(0);
+      for (index_t c = 0; c < r0; ++c) {
+        const T yc = y(c);
+        if (yc == T(0)) continue;
+#pragma unroll
+        for (int q = 0; q < kTipRows; ++q)
+          if (q < nr && r0 + q - c <= k) acc[q] -= F(off + r0 + q, off + c) * yc;
+      }
+#pragma unroll
+      for (int q = 1; q < kTipRows; ++q)
+#pragma unroll
+        for (int s = 0; s < q; ++s)
+          if (q < nr && acc[s] != T(0) && q - s <= k) acc[q] -= F(off + r0 + q, off + r0 + s) * acc[s];
+#pragma unroll
+      for (int q = 0; q < kTipRows; ++q)
+        if (q < nr) y(r0 + q) = acc[q];
     }
-    // U_bb v = y
-    for (index_t c = n - 1; c >= off; --c) {
-      const T yc = Y[t + static_cast<long long>(c - off) * m] / F(c, c);
-      Y[t + static_cast<long long>(c - off) * m] = yc;
-      if (yc == T(0)) continue;
-      const index_t lo = max(off, c - k);
-      for (index_t r = lo; r < c; ++r) Y[t + static_cast<long long>(r - off) * m] -= F(r, c) * yc;
+    // U_bb v = y, row blocks bottom to top
+    for (index_t r0 = (m - 1) / kTipRows * kTipRows; r0 >= 0; r0 -= kTipRows) {
+      const index_t nr = min(static_cast<index_t>(kTipRows), m - r0);
+#pragma unroll
+      for (int q = 0; q < kTipRows; ++q) acc[q] = q < nr ? y(r0 + q) : T(0);
+      for (index_t c = m - 1; c >= r0 + nr; --c) {
+        const T xc = y(c);
+        if (xc == T(0)) continue;
+#pragma unroll
+        for (int q = 0; q < kTipRows; ++q)
+          if (q < nr && c - (r0 + q) <= k) acc[q] -= F(off + r0 + q, off + c) * xc;
+      }
+#pragma unroll
+      for (int q = kTipRows - 1; q >= 0; --q) {
+        if (q >= nr) continue;
+#pragma unroll
+        for (int s = kTipRows - 1; s > q; --s)
+          if (s < nr && acc[s] != T(0) && s - q <= k) acc[q] -= F(off + r0 + q, off + r0 + s) * acc[s];
+        acc[q] = acc[q] / F(off + r0 + q, off + r0 + q);
+      }
+#pragma unroll
+      for (int q = 0; q < kTipRows; ++q)
+        if (q < nr) y(r0 + q) = acc[q];
     }
-    for (index_t r = 0; r < m; ++r) O[(top ? m - 1 - r : r) + static_cast<long long>(t) * m] = Y[t + static_cast<long long>(r) * m];
+    for (index_t r = 0; r < m; ++r) O[(top ? m - 1 - r : r) + static_cast<long long>(t) * m] = y(r);
   }
 }
 
