@@ -455,12 +455,52 @@ __global__ void __launch_bounds__(1024) reduced_kernel(Parts P, const T* Vs, con
   const T* W = Ws + 2 * mm * i;
   T* R = Rs + mm * i;
   int* piv = pivs + static_cast<long long>(m) * i;
-  const int tid = threadIdx.x, nt = blockDim.x;
-  for (long long e = tid; e < mm; e += nt) {
-    const index_t r = static_cast<index_t>(e % m), c = static_cast<index_t>(e / m);
-    T s = r == c ? T(1) : T(0);
-    for (index_t t = 0; t < m; ++t) s -= W[r + static_cast<long long>(t) * m] * V[t + static_cast<long long>(c) * m];
-    R[e] = s;
+  const int tid = threadIdx.x, nt = blockDim.x;  // nt == 1024 (the launcher's choice)
+  {
+    // R = I - W V in 128 x 128 tiles, 4 x 4 entries per thread, chunks of 16 along t; every entry still
+    // subtracts its products in ascending t
+    __shared__ T ws[16 * 128], vs[16 * 128];
+    const int tx = tid & 31, ty = tid >> 5;
+    for (index_t r0 = 0; r0 < m; r0 += 128)
+      for (index_t c0 = 0; c0 < m; c0 += 128) {
+        T acc[4][4];
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+          for (int b2 = 0; b2 < 4; ++b2) {
+            const index_t r = r0 + tx + 32 * a, c = c0 + ty + 32 * b2;
+            acc[a][b2] = r == c ? T(1) : T(0);
+          }
+        for (index_t t0 = 0; t0 < m; t0 += 16) {
+          for (int e = tid; e < 16 * 128; e += nt) {
+            const int tt = e / 128, q = e % 128;
+            const index_t r = r0 + q, t = t0 + tt, c = c0 + q;
+            ws[e] = (r < m && t < m) ? W[r + static_cast<long long>(t) * m] : T(0);
+            vs[e] = (c < m && t < m) ? V[t + static_cast<long long>(c) * m] : T(0);
+          }
+          __syncthreads();
+#pragma unroll
+          for (int tt = 0; tt < 16; ++tt) {
+            T wv[4], vv[4];
+#pragma unroll
+            for (int a = 0; a < 4; ++a) wv[a] = ws[tt * 128 + tx + 32 * a];
+#pragma unroll
+            for (int b2 = 0; b2 < 4; ++b2) vv[b2] = vs[tt * 128 + ty + 32 * b2];
+#pragma unroll
+            for (int a = 0; a < 4; ++a)
+#pragma unroll
+              for (int b2 = 0; b2 < 4; ++b2) acc[a][b2] -= wv[a] * vv[b2];
+          }
+          __syncthreads();
+        }
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+          for (int b2 = 0; b2 < 4; ++b2) {
+            const index_t r = r0 + tx + 32 * a, c = c0 + ty + 32 * b2;
+            if (r < m && c < m) R[r + static_cast<long long>(c) * m] = acc[a][b2];
+          }
+      }
   }
   __syncthreads();
   const T boost = static_cast<T>(boost_d);
@@ -512,11 +552,10 @@ __global__ void __launch_bounds__(1024) reduced_kernel(Parts P, const T* Vs, con
     const T inv = T(1) / colc[c];
     for (index_t r = c + 1 + tid; r < m; r += nt) colc[r] *= inv;
     __syncthreads();
-    const index_t len = m - 1 - c;
-    for (long long e = tid; e < static_cast<long long>(len) * len; e += nt) {
-      const index_t r = c + 1 + static_cast<index_t>(e % len), j = c + 1 + static_cast<index_t>(e / len);
+    for (index_t j = c + 1 + (tid >> 5); j < m; j += nt >> 5) {  // a warp per column, lanes over rows
       const T u = R[c + static_cast<long long>(j) * m];
-      if (u != T(0)) R[r + static_cast<long long>(j) * m] -= colc[r] * u;
+      if (u == T(0)) continue;
+      for (index_t r = c + 1 + (tid & 31); r < m; r += 32) R[r + static_cast<long long>(j) * m] -= colc[r] * u;
     }
     __syncthreads();
   }
@@ -540,9 +579,11 @@ __global__ void permute_out_kernel(index_t n, const index_t* pcol, const double*
   z[j] = cs ? cs[j] * v : v;
 }
 
+constexpr int kAhead = 4;  ///< band_solve: steps of factor entries loaded ahead (hides the load latency)
+
 /// x := U^{-1} L^{-1} x on one partition per block (band_lu_solve). The k + 1 live entries of x sit in a
 /// circular buffer in shared memory (W >= k + 2 slots, so the slot refilled at step c is never one that step c
-/// updates); one barrier per step; each thread prefetches its factor entry of the next step.
+/// updates); one barrier per step; each thread loads its factor entry kAhead steps ahead (registers).
 template <class T>
 __global__ void __launch_bounds__(1024) band_solve_kernel(Parts P, const T* vals, T* x, int wsize) {
   extern __shared__ unsigned char smem_raw[];
@@ -554,60 +595,81 @@ __global__ void __launch_bounds__(1024) band_solve_kernel(Parts P, const T* vals
   T* xb = x + P.begin[b];
   const int mask = wsize - 1;
   if (n == 0) return;
+  const bool one_pass = k <= nt;  // every thread owns at most one row per step: prefetch it kAhead steps ahead
   // forward: L y = x (unit lower), column oriented
+  auto lval = [&](index_t c) -> T {  // this thread's factor entry at step c
+    return (one_pass && c < n && tid + 1 <= min(n - 1, c + k) - c) ? A(c + tid + 1, c) : T(0);
+  };
+  auto fval = [&](index_t c) -> T { return (tid == 0 && c + k + 1 < n) ? xb[c + k + 1] : T(0); };  // refill at step c
   for (index_t s = tid; s <= min(k, n - 1); s += nt) buf[s & mask] = xb[s];
+  T lq[kAhead], fq[kAhead];
+#pragma unroll
+  for (int u = 0; u < kAhead; ++u) {
+    lq[u] = lval(u);
+    fq[u] = fval(u);
+  }
   __syncthreads();
-  const bool one_pass = k <= nt;  // every thread owns at most one row per step: prefetch it
-  T lcur = T(0), lnext = T(0);
-  if (one_pass && tid + 1 <= min(n - 1, k)) lcur = A(tid + 1, 0);
-  T fill_next = (k + 1 < n) ? xb[k + 1] : T(0);
-  for (index_t c = 0; c < n; ++c) {
-    const index_t len = min(n - 1, c + k) - c;
-    const T xc = buf[c & mask];
-    if (one_pass) {
-      const index_t c1 = c + 1;
-      if (c1 < n && tid + 1 <= min(n - 1, c1 + k) - c1) lnext = A(c1 + tid + 1, c1);
-      if (tid + 1 <= len) buf[(c + tid + 1) & mask] -= lcur * xc;
-      lcur = lnext;
-    } else {
-      for (index_t t = tid + 1; t <= len; t += nt) buf[(c + t) & mask] -= A(c + t, c) * xc;
-    }
-    if (tid == 0) {
-      xb[c] = xc;
-      if (c + k + 1 < n) {
-        buf[(c + k + 1) & mask] = fill_next;
-        fill_next = (c + k + 2 < n) ? xb[c + k + 2] : T(0);
+  for (index_t c0 = 0; c0 < n; c0 += kAhead) {
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u) {
+      const index_t c = c0 + u;
+      if (c < n) {  // uniform over the block
+        const index_t len = min(n - 1, c + k) - c;
+        const T xc = buf[c & mask];
+        const T lcur = lq[u];
+        lq[u] = lval(c + kAhead);
+        if (one_pass) {
+          if (tid + 1 <= len) buf[(c + tid + 1) & mask] -= lcur * xc;
+        } else {
+          for (index_t t = tid + 1; t <= len; t += nt) buf[(c + t) & mask] -= A(c + t, c) * xc;
+        }
+        if (tid == 0) {
+          xb[c] = xc;
+          if (c + k + 1 < n) buf[(c + k + 1) & mask] = fq[u];
+          fq[u] = fval(c + kAhead);
+        }
+        __syncthreads();
       }
     }
-    __syncthreads();
   }
   // backward: U x = y
+  auto uval = [&](index_t c) -> T {
+    return (one_pass && c >= 0 && tid + 1 <= c - max(0, c - k)) ? A(c - 1 - tid, c) : T(0);
+  };
+  auto dval = [&](index_t c) -> T { return c >= 0 ? A(c, c) : T(1); };
+  auto gval = [&](index_t c) -> T { return (tid == 0 && c - k - 1 >= 0) ? xb[c - k - 1] : T(0); };
   for (index_t s = max(0, n - 1 - k) + tid; s < n; s += nt) buf[s & mask] = xb[s];
+  T uq[kAhead], dq[kAhead], gq[kAhead];
+#pragma unroll
+  for (int u = 0; u < kAhead; ++u) {
+    uq[u] = uval(n - 1 - u);
+    dq[u] = dval(n - 1 - u);
+    gq[u] = gval(n - 1 - u);
+  }
   __syncthreads();
-  T ucur = T(0), unext = T(0), dcur = A(n - 1, n - 1), dnext = T(0);
-  if (one_pass && tid + 1 <= min(n - 1, k)) ucur = A(n - 2 - tid, n - 1);
-  fill_next = (n - k - 2 >= 0) ? xb[n - k - 2] : T(0);
-  for (index_t c = n - 1; c >= 0; --c) {
-    const index_t len = c - max(0, c - k);  // rows c-len .. c-1
-    if (c > 0) dnext = A(c - 1, c - 1);
-    const T xc = buf[c & mask] / dcur;
-    if (one_pass) {
-      const index_t c1 = c - 1;
-      if (c1 >= 0 && tid + 1 <= c1 - max(0, c1 - k)) unext = A(c1 - 1 - tid, c1);
-      if (tid + 1 <= len) buf[(c - 1 - tid) & mask] -= ucur * xc;
-      ucur = unext;
-    } else {
-      for (index_t t = tid + 1; t <= len; t += nt) buf[(c - t) & mask] -= A(c - t, c) * xc;
-    }
-    if (tid == 0) {
-      xb[c] = xc;
-      if (c - k - 1 >= 0) {
-        buf[(c - k - 1) & mask] = fill_next;
-        fill_next = (c - k - 2 >= 0) ? xb[c - k - 2] : T(0);
+  for (index_t c0 = n - 1; c0 >= 0; c0 -= kAhead) {
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u) {
+      const index_t c = c0 - u;
+      if (c >= 0) {  // uniform over the block
+        const index_t len = c - max(0, c - k);  // rows c-len .. c-1
+        const T xc = buf[c & mask] / dq[u];
+        const T ucur = uq[u];
+        uq[u] = uval(c - kAhead);
+        dq[u] = dval(c - kAhead);
+        if (one_pass) {
+          if (tid + 1 <= len) buf[(c - 1 - tid) & mask] -= ucur * xc;
+        } else {
+          for (index_t t = tid + 1; t <= len; t += nt) buf[(c - t) & mask] -= A(c - t, c) * xc;
+        }
+        if (tid == 0) {
+          xb[c] = xc;
+          if (c - k - 1 >= 0) buf[(c - k - 1) & mask] = gq[u];
+          gq[u] = gval(c - kAhead);
+        }
+        __syncthreads();
       }
     }
-    dcur = dnext;
-    __syncthreads();
   }
 }
 
