@@ -442,12 +442,14 @@ __global__ void __launch_bounds__(1024) spike_tip_kernel(Parts P, const T* fac, 
   }
 }
 
+constexpr int kReducedThreads = 512;  ///< 128 registers per thread for the 4 x 4 tiles of the product
+
 /// R = I - W V, then dense LU with partial pivoting in place (dense_lu: first largest |entry| is the pivot,
 /// whole rows swapped, exact zero pivots replaced by `boost`).
 template <class T>
-__global__ void __launch_bounds__(1024) reduced_kernel(Parts P, const T* Vs, const T* Ws, T* Rs, int* pivs, double boost_d, int* zeros) {
-  __shared__ double sv[1024];
-  __shared__ int si[1024];
+__global__ void __launch_bounds__(kReducedThreads) reduced_kernel(Parts P, const T* Vs, const T* Ws, T* Rs, int* pivs, double boost_d, int* zeros) {
+  __shared__ double sv[kReducedThreads];
+  __shared__ int si[kReducedThreads];
   const int i = blockIdx.x;
   const index_t m = P.m;
   const long long mm = static_cast<long long>(m) * m;
@@ -455,27 +457,32 @@ __global__ void __launch_bounds__(1024) reduced_kernel(Parts P, const T* Vs, con
   const T* W = Ws + 2 * mm * i;
   T* R = Rs + mm * i;
   int* piv = pivs + static_cast<long long>(m) * i;
-  const int tid = threadIdx.x, nt = blockDim.x;  // nt == 1024 (the launcher's choice)
+  const int tid = threadIdx.x, nt = blockDim.x;  // nt == kReducedThreads
   {
-    // R = I - W V in 128 x 128 tiles, 4 x 4 entries per thread, chunks of 16 along t; every entry still
+    // R = I - W V in 128 x 64 tiles, 4 x 4 entries per thread, chunks of 16 along t; every entry still
     // subtracts its products in ascending t
-    __shared__ T ws[16 * 128], vs[16 * 128];
+    constexpr int TC = kReducedThreads / 32 * 4;  // tile columns
+    __shared__ T ws[16 * 128], vs[16 * TC];
     const int tx = tid & 31, ty = tid >> 5;
     for (index_t r0 = 0; r0 < m; r0 += 128)
-      for (index_t c0 = 0; c0 < m; c0 += 128) {
+      for (index_t c0 = 0; c0 < m; c0 += TC) {
         T acc[4][4];
 #pragma unroll
         for (int a = 0; a < 4; ++a)
 #pragma unroll
           for (int b2 = 0; b2 < 4; ++b2) {
-            const index_t r = r0 + tx + 32 * a, c = c0 + ty + 32 * b2;
+            const index_t r = r0 + tx + 32 * a, c = c0 + ty + TC / 4 * b2;
             acc[a][b2] = r == c ? T(1) : T(0);
           }
         for (index_t t0 = 0; t0 < m; t0 += 16) {
           for (int e = tid; e < 16 * 128; e += nt) {
             const int tt = e / 128, q = e % 128;
-            const index_t r = r0 + q, t = t0 + tt, c = c0 + q;
+            const index_t r = r0 + q, t = t0 + tt;
             ws[e] = (r < m && t < m) ? W[r + static_cast<long long>(t) * m] : T(0);
+          }
+          for (int e = tid; e < 16 * TC; e += nt) {
+            const int tt = e / TC, q = e % TC;
+            const index_t t = t0 + tt, c = c0 + q;
             vs[e] = (c < m && t < m) ? V[t + static_cast<long long>(c) * m] : T(0);
           }
           __syncthreads();
@@ -485,7 +492,7 @@ __global__ void __launch_bounds__(1024) reduced_kernel(Parts P, const T* Vs, con
 #pragma unroll
             for (int a = 0; a < 4; ++a) wv[a] = ws[tt * 128 + tx + 32 * a];
 #pragma unroll
-            for (int b2 = 0; b2 < 4; ++b2) vv[b2] = vs[tt * 128 + ty + 32 * b2];
+            for (int b2 = 0; b2 < 4; ++b2) vv[b2] = vs[tt * TC + ty + TC / 4 * b2];
 #pragma unroll
             for (int a = 0; a < 4; ++a)
 #pragma unroll
@@ -497,7 +504,7 @@ __global__ void __launch_bounds__(1024) reduced_kernel(Parts P, const T* Vs, con
         for (int a = 0; a < 4; ++a)
 #pragma unroll
           for (int b2 = 0; b2 < 4; ++b2) {
-            const index_t r = r0 + tx + 32 * a, c = c0 + ty + 32 * b2;
+            const index_t r = r0 + tx + 32 * a, c = c0 + ty + TC / 4 * b2;
             if (r < m && c < m) R[r + static_cast<long long>(c) * m] = acc[a][b2];
           }
       }
@@ -946,7 +953,7 @@ void spike_tips(const Parts& P, const T* fac, bool top_from_ul, const T* rhs, T*
 template <class T>
 void reduced_systems(const Parts& P, const T* V, const T* W, T* R, int* piv, double boost, int* zeros, cudaStream_t s) {
   if (P.m == 0 || P.p < 2) return;
-  reduced_kernel<T><<<P.p - 1, 1024, 0, s>>>(P, V, W, R, piv, boost, zeros);
+  reduced_kernel<T><<<P.p - 1, kReducedThreads, 0, s>>>(P, V, W, R, piv, boost, zeros);
   check_launch("sap reduced_kernel");
 }
 
