@@ -202,3 +202,84 @@ TEST_SUITE("gpu") {
     }
   }
 }
+
+TEST_SUITE("gpu") {
+  TEST_CASE("gpu pcr one-shot solve (reduction and solve fused) is bitwise the cpu twin; tiny pivots leave b unchanged") {
+    if (!need_gpu()) return;
+#ifdef SSIDS_TEST_HAVE_CUDA
+    auto upload = [](const std::vector<double>& h) {
+      double* p = nullptr;
+      REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(h.size(), 1) * sizeof(double)) == cudaSuccess);
+      REQUIRE(cudaMemcpy(p, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice) == cudaSuccess);
+      return p;
+    };
+    auto download = [](const double* p, std::size_t n) {
+      std::vector<double> h(n);
+      REQUIRE(cudaMemcpy(h.data(), p, n * sizeof(double), cudaMemcpyDeviceToHost) == cudaSuccess);
+      return h;
+    };
+    for (int bsz : {4, 32, 512}) {
+      for (int n : kSizes) {
+        CAPTURE(bsz);
+        CAPTURE(n);
+        const Tri t = random_tri(n, 1500 + n);
+        const std::vector<double> b = random_vec(n, 1600 + n);
+        tridiag::Options o;
+        o.block_rows = bsz;
+        std::vector<double> xc = b;
+        tridiag::Solver::factor(n, t.dl.data(), t.d.data(), t.du.data(), tridiag::Backend::pcr_cpu, o).solve(1, xc.data(), n);
+        double *ddl = upload(t.dl), *dd = upload(t.d), *ddu = upload(t.du), *db = upload(b);
+        tridiag::solve_once_device(n, ddl, dd, ddu, db, nullptr, o);
+        const std::vector<double> xg = download(db, n);
+        CHECK(bitwise(xg, xc));
+        CHECK(berr(t, xg, b, 1, n) <= 1e-15);
+        // the caller's coefficients are not modified
+        CHECK(bitwise(download(ddl, n), t.dl));
+        CHECK(bitwise(download(dd, n), t.d));
+        CHECK(bitwise(download(ddu, n), t.du));
+        cudaFree(ddl);
+        cudaFree(dd);
+        cudaFree(ddu);
+        cudaFree(db);
+      }
+    }
+    for (int n : {2, 40, 1000}) {
+      for (int where : {0, n / 2, n - 1}) {
+        CAPTURE(n);
+        CAPTURE(where);
+        Tri t = random_tri(n, 1700 + n);
+        t.d[where] = 0.0;
+        t.dl[where] = 0.0;
+        t.du[where] = 0.0;
+        if (where > 0) t.du[where - 1] = 0.0;
+        if (where + 1 < n) t.dl[where + 1] = 0.0;
+        tridiag::Options o;
+        o.block_rows = 8;
+        std::string mc, mg;
+        try {
+          tridiag::Solver::factor(n, t.dl.data(), t.d.data(), t.du.data(), tridiag::Backend::pcr_cpu, o);
+        } catch (const Error& e) {
+          mc = e.what();
+        }
+        const std::vector<double> b = random_vec(n, 1800 + n);
+        double *ddl = upload(t.dl), *dd = upload(t.d), *ddu = upload(t.du), *db = upload(b);
+        int code = 0;
+        try {
+          tridiag::solve_once_device(n, ddl, dd, ddu, db, nullptr, o);
+        } catch (const Error& e) {
+          code = e.code();
+          mg = e.what();
+        }
+        CHECK(code == flag::singular);
+        CHECK(mg == mc);
+        CHECK(bitwise(download(db, n), b));
+        cudaFree(ddl);
+        cudaFree(dd);
+        cudaFree(ddu);
+        cudaFree(db);
+      }
+    }
+    CHECK(expect_error([] { tridiag::solve_once_device(0, nullptr, nullptr, nullptr, nullptr, nullptr); }) == flag::bad_n);
+#endif
+  }
+}

@@ -43,6 +43,8 @@ if has sanitize; then
     "racecheck test_gpu_tridiag *many right-hand*"
     "synccheck test_gpu_tridiag *many right-hand*"
     "initcheck test_gpu_tridiag *device pointer*"
+    "memcheck  test_gpu_tridiag *one-shot*"
+    "racecheck test_gpu_tridiag *one-shot*"
     "memcheck  test_gpu_sap     *bitwise*,*device generator*,*update*"
     "racecheck test_gpu_sap     *compute-sanitizer*"
     "synccheck test_gpu_sap     *compute-sanitizer*"

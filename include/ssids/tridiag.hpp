@@ -71,6 +71,15 @@ class Solver {
   std::shared_ptr<const detail::TridiagFactors> f_;
 };
 
+/// pcr_gpu for ONE right-hand side of a matrix used once: the coefficient reduction and the solve fused, per
+/// level one pass down (reduced rows only are written) and one up (the block is recomputed from its rows, which
+/// costs less than storing the multipliers and spikes). dl, d, du, b are device arrays of size n; b is
+/// overwritten with x. Work is queued on `stream` (a cudaStream_t as void*, nullptr = default stream); the call
+/// synchronizes once, after the tiny-pivot check and before x is written, so that on Error(singular) b is
+/// unchanged. x is bitwise equal to factor_device + solve_device with the same options.
+void solve_once_device(index_t n, const double* dl, const double* d, const double* du, double* b, void* stream,
+                       const Options& options = {});
+
 /// Scaled backward error max_k ||T x_k - b_k||_inf / (||T||_inf ||x_k||_inf + ||b_k||_inf).
 double backward_error(index_t n, const double* dl, const double* d, const double* du, int nrhs, const double* x,
                       offset_t ldx, const double* b, offset_t ldb);

@@ -14,6 +14,10 @@ void pcr_gpu_solve(const PcrDevice&, int, double*, offset_t, bool, void*) {
   throw Error(flag::no_cuda, "built without CUDA: the GPU tridiagonal solver is not available");
 }
 
+void pcr_gpu_solve_once(index_t, const double*, const double*, const double*, double*, void*, const tridiag::Options&) {
+  throw Error(flag::no_cuda, "built without CUDA: the GPU tridiagonal solver is not available");
+}
+
 tridiag::SplittingResult pcr_gpu_splitting(const PcrDevice&, const CsrMatrix&, const double*, double*,
                                            const tridiag::SplittingOptions&) {
   throw Error(flag::no_cuda, "built without CUDA: the GPU splitting iteration is not available");

@@ -306,6 +306,16 @@ void Solver::solve_device(int nrhs, double* b, offset_t ldb, void* stream) const
   ssids::detail::throw_host_allocation_failed("tridiag::Solver::solve_device");
 }
 
+void solve_once_device(index_t n, const double* dl, const double* d, const double* du, double* b, void* stream,
+                       const Options& options) try {
+  if (n < 1) throw Error(flag::bad_n, "tridiag: n must be >= 1");
+  if (!dl || !d || !du || !b) throw Error(flag::missing_data, "tridiag: dl, d, du and b are required");
+  detail::check_options(options);
+  detail::pcr_gpu_solve_once(n, dl, d, du, b, stream, options);
+} catch (const std::bad_alloc&) {
+  ssids::detail::throw_host_allocation_failed("tridiag::solve_once_device");
+}
+
 index_t Solver::size() const { return f_ ? f_->n : 0; }
 Backend Solver::backend() const {
   if (!f_) throw Error(flag::call_sequence, "tridiag: empty solver");
