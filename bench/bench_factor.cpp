@@ -11,7 +11,9 @@
 // flops and nnz(L) are the actual values from the factorization's Inform; GFlop/s = flops / median
 // factor time. Reference: square dgemm (n = 4000 unless --dgemm-n) through the Fortran BLAS with
 // T threads (omp_set_num_threads(T); the library itself runs BLAS single-threaded inside its own
-// parallel regions), best of 3 runs, 2 n^3 flops. The GPU dgemm reference is not measured here yet.
+// parallel regions), best of 3 runs, 2 n^3 flops. GPU reference (backend gpu/auto, built with cuBLAS):
+// cublasDgemm n = 8192 (--gpu-dgemm-n), median of 5 after a warm-up, CUDA events; GPU rows report their rate
+// against it, and their device time split (assembly / dense / update / other, Inform::time_gpu_*).
 // Times are wall-clock seconds (std::chrono::steady_clock). A library error (ssids::Error) for one
 // problem is reported in its row and the run continues; the exit status is 1 if any problem failed.
 #include <omp.h>
@@ -24,6 +26,11 @@
 #include <exception>
 #include <string>
 #include <vector>
+
+#ifdef SSIDS_BENCH_HAVE_CUBLAS
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#endif
 
 #include "common/blas.hpp"
 #include "ssids/analyse.hpp"
@@ -53,6 +60,7 @@ struct Config {
   bool posdef = false;
   bool json = false;
   int dgemm_n = 4000;  // 0: skip the reference
+  int gpu_dgemm_n = 8192;  // 0: skip the GPU reference
   std::vector<std::string> specs;
 };
 
@@ -65,6 +73,7 @@ struct Result {
   double time_read = 0, time_analyse = 0, time_factor_median = 0, time_factor_min = 0, gflops = 0;
   int num_delay = 0, num_two = 0, num_neg = 0;
   double time_solve_median = 0, backward_error = 0;
+  double gpu_asm = 0, gpu_dense = 0, gpu_update = 0, gpu_other = 0;  // device time split, last timed run
   std::string backend;
 };
 
@@ -122,6 +131,49 @@ double dgemm_gflops(int n) {
   return 2.0 * n * static_cast<double>(n) * n / best * 1e-9;
 }
 
+/// Median-of-5 cuBLAS DGEMM rate (n x n, after a warm-up, CUDA events) in GFlop/s; 0 without cuBLAS, without a
+/// device, or on any CUDA/cuBLAS error.
+double gpu_dgemm_gflops(int n) {
+#ifdef SSIDS_BENCH_HAVE_CUBLAS
+  if (n <= 0) return 0.0;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return 0.0;
+  }
+  const size_t bytes = static_cast<size_t>(n) * n * sizeof(double);
+  double *a = nullptr, *b = nullptr, *c = nullptr;
+  cublasHandle_t h = nullptr;
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  double rate = 0.0;
+  bool ok = cudaMalloc(&a, bytes) == cudaSuccess && cudaMalloc(&b, bytes) == cudaSuccess &&
+            cudaMalloc(&c, bytes) == cudaSuccess && cudaMemset(a, 0x3f, bytes) == cudaSuccess &&
+            cudaMemset(b, 0x3f, bytes) == cudaSuccess && cublasCreate(&h) == CUBLAS_STATUS_SUCCESS &&
+            cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess;
+  std::vector<double> t;
+  const double one = 1.0, zero = 0.0;
+  for (int r = 0; ok && r < 6; ++r) {
+    ok = cudaEventRecord(e0) == cudaSuccess &&
+         cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n) == CUBLAS_STATUS_SUCCESS &&
+         cudaEventRecord(e1) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess;
+    float ms = 0.0f;
+    if (ok && r > 0 && cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess) t.push_back(ms * 1e-3);
+  }
+  if (ok && !t.empty()) rate = 2.0 * n * static_cast<double>(n) * n / median(t) * 1e-9;
+  if (h) cublasDestroy(h);
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+  cudaGetLastError();
+  return rate;
+#else
+  (void)n;
+  return 0.0;
+#endif
+}
+
 Result run_problem(const std::string& spec, const Config& cfg) {
   Result res;
   res.name = display_name(spec);
@@ -162,6 +214,10 @@ Result run_problem(const std::string& spec, const Config& cfg) {
     res.num_two = finf.num_two;
     res.num_neg = finf.num_neg;
     res.backend = backend_name(f.backend());
+    res.gpu_asm = finf.time_gpu_assembly;
+    res.gpu_dense = finf.time_gpu_dense;
+    res.gpu_update = finf.time_gpu_update;
+    res.gpu_other = finf.time_gpu_other;
 
     const size_t n = static_cast<size_t>(a.n);
     std::vector<double> ones(n, 1.0), b(n), x(n);
@@ -216,23 +272,28 @@ void print_header(int w) {
               "delay", "2x2", "neg", "t_solve", "bwd_err", "backend");
 }
 
-void print_row(const Result& r, int w, double ref_gflops) {
+void print_row(const Result& r, int w, double ref_gflops, double gpu_ref_gflops) {
   if (!r.ok) {
     std::printf("%-*s error %d: %s\n", w, r.name.c_str(), r.error_code, r.error_message.c_str());
     return;
   }
   char frac[16] = "n/a";
   if (r.backend == "cpu" && ref_gflops > 0) std::snprintf(frac, sizeof frac, "%.1f%%", 100.0 * r.gflops / ref_gflops);
+  if (r.backend == "gpu" && gpu_ref_gflops > 0)
+    std::snprintf(frac, sizeof frac, "%.1f%%", 100.0 * r.gflops / gpu_ref_gflops);
   std::printf("%-*s %9lld %10lld %11lld %11lld %10.3e %8.3f %8.3f %8.4f %8.4f %7.2f %6s %6d %8d %8d %9.5f %8.1e",
               w, r.name.c_str(), r.n, r.nnz, r.num_factor_pred, r.num_factor, static_cast<double>(r.num_flops),
               r.time_read, r.time_analyse, r.time_factor_median, r.time_factor_min, r.gflops, frac, r.num_delay,
               r.num_two, r.num_neg, r.time_solve_median, r.backward_error);
-  std::printf(" %s\n", r.backend.c_str());
+  std::printf(" %s", r.backend.c_str());
+  if (r.backend == "gpu")
+    std::printf("  asm/dense/upd/oth %.3f/%.3f/%.3f/%.3f", r.gpu_asm, r.gpu_dense, r.gpu_update, r.gpu_other);
+  std::printf("\n");
 }
 
 void usage(const char* prog) {
   std::fprintf(stderr,
-               "usage: %s [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json] [--dgemm-n N] "
+               "usage: %s [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json] [--dgemm-n N] [--gpu-dgemm-n N] "
                "SPEC...\n"
                "  SPEC: a Matrix Market file or gen:KIND:ARGS\n"
                "  --threads T   OpenMP threads for the library and the dgemm reference (default: OpenMP default)\n"
@@ -240,6 +301,7 @@ void usage(const char* prog) {
                "  --posdef      Cholesky (Mode::posdef) instead of LDL^T\n"
                "  --json        one JSON object per line instead of the table\n"
                "  --dgemm-n N   size of the dgemm reference (default 4000; 0 skips it)\n"
+               "  --gpu-dgemm-n N  size of the cuBLAS dgemm reference for GPU rows (default 8192; 0 skips it)\n"
                "%s\n",
                prog, ssids::generator_help().c_str());
 }
@@ -281,6 +343,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "--repeat needs an integer >= 1\n");
         return 2;
       }
+    } else if (arg == "--gpu-dgemm-n" && has_value) {
+      if (!parse_int(argv[++i], 0, &cfg.gpu_dgemm_n)) {
+        std::fprintf(stderr, "--gpu-dgemm-n needs an integer >= 0\n");
+        return 2;
+      }
     } else if (arg == "--dgemm-n" && has_value) {
       if (!parse_int(argv[++i], 0, &cfg.dgemm_n)) {
         std::fprintf(stderr, "--dgemm-n needs an integer >= 0\n");
@@ -309,19 +376,23 @@ int main(int argc, char** argv) {
   // dgemm reference (CPU); the GPU one is measured by another tool.
   const bool want_cpu_ref = cfg.backend != ssids::Backend::gpu && cfg.dgemm_n > 0;
   const double ref = want_cpu_ref ? dgemm_gflops(cfg.dgemm_n) : 0.0;
-  const bool want_gpu_ref = cfg.backend != ssids::Backend::cpu;
+  const bool want_gpu_ref = cfg.backend != ssids::Backend::cpu && cfg.gpu_dgemm_n > 0;
+  const double gpu_ref = want_gpu_ref ? gpu_dgemm_gflops(cfg.gpu_dgemm_n) : 0.0;
   if (cfg.json) {
     std::printf("{\"dgemm_reference\":\"cpu\",\"dgemm_n\":%d,\"gflops\":", cfg.dgemm_n);
     if (want_cpu_ref) std::printf("%.6g", ref);
     else std::printf("null");
-    std::printf(",\"threads\":%d%s}\n", threads, want_gpu_ref ? ",\"gpu_gflops\":null" : "");
+    std::printf(",\"threads\":%d,\"gpu_dgemm_n\":%d,\"gpu_gflops\":", threads, cfg.gpu_dgemm_n);
+    if (gpu_ref > 0) std::printf("%.6g}\n", gpu_ref);
+    else std::printf("null}\n");
   } else {
     std::printf("mode: %s  backend requested: %s  threads: %d  repeat: %d\n", cfg.posdef ? "posdef" : "indefinite",
                 backend_name(cfg.backend), threads, cfg.repeat);
     if (want_cpu_ref) std::printf("cpu dgemm reference: n=%d, %d threads, best of 3: %.2f GFlop/s\n", cfg.dgemm_n,
                                   threads, ref);
     else std::printf("cpu dgemm reference: not measured\n");
-    if (want_gpu_ref) std::printf("gpu dgemm reference: n/a\n");
+    if (gpu_ref > 0) std::printf("gpu dgemm reference: cublasDgemm n=%d, median of 5: %.1f GFlop/s\n", cfg.gpu_dgemm_n, gpu_ref);
+    else if (want_gpu_ref) std::printf("gpu dgemm reference: not measured (no cuBLAS or no device)\n");
   }
   std::fflush(stdout);
 
@@ -334,7 +405,7 @@ int main(int argc, char** argv) {
     const Result r = run_problem(spec, cfg);
     failed = failed || !r.ok;
     if (cfg.json) print_json(r, threads);
-    else print_row(r, w, ref);
+    else print_row(r, w, ref, gpu_ref);
     std::fflush(stdout);
   }
   return failed ? 1 : 0;
