@@ -14,6 +14,7 @@
 
 #include "ssids/error.hpp"
 #include "ssids/tridiag.hpp"
+#include "tridiag/tridiag_internal.hpp"
 #include "support_tridiag.hpp"
 
 using namespace ssids;
@@ -80,6 +81,41 @@ TEST_CASE("pcr cpu twin agrees with a dense solve on weakly dominant systems") {
     tridiag::Solver::factor(n, t.dl.data(), t.d.data(), t.du.data(), tridiag::Backend::pcr_cpu, o).solve(1, xp.data(), n);
     CHECK(rel_diff(xp.data(), xd.data(), n) <= 1e-11);
     CHECK(berr(t, xp, b) <= 1e-14);
+  }
+}
+
+TEST_CASE("one-shot chunked solve (the GPU one-shot's cpu twin) agrees with thomas; tiny pivots leave b unchanged") {
+  for (int n : kSizes) {
+    CAPTURE(n);
+    const Tri t = random_tri(n, 500 + n);
+    const std::vector<double> b = random_vec(n, 600 + n);
+    std::vector<double> xt = b, xo = b;
+    tridiag::Solver::factor(n, t.dl.data(), t.d.data(), t.du.data(), tridiag::Backend::thomas).solve(1, xt.data(), n);
+    ssids::detail::chunk_solve_cpu(n, t.dl.data(), t.d.data(), t.du.data(), xo.data(), tridiag::Options());
+    CHECK(rel_diff(xo.data(), xt.data(), n) <= 1e-13);
+    CHECK(berr(t, xo, b) <= 1e-15);
+  }
+  for (int n : {2, 9, 40, 1000}) {
+    for (int where : {0, 1, n / 2, n - 1}) {
+      CAPTURE(n);
+      CAPTURE(where);
+      Tri t = random_tri(n, 700 + n);
+      t.d[where] = 0.0;
+      t.dl[where] = 0.0;
+      t.du[where] = 0.0;
+      if (where > 0) t.du[where - 1] = 0.0;
+      if (where + 1 < n) t.dl[where + 1] = 0.0;
+      const std::vector<double> b = random_vec(n, 800 + n);
+      std::vector<double> x = b;
+      int code = 0;
+      try {
+        ssids::detail::chunk_solve_cpu(n, t.dl.data(), t.d.data(), t.du.data(), x.data(), tridiag::Options());
+      } catch (const Error& e) {
+        code = e.code();
+      }
+      CHECK(code == flag::singular);
+      CHECK(std::memcmp(x.data(), b.data(), b.size() * sizeof(double)) == 0);
+    }
   }
 }
 

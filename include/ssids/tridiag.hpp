@@ -71,14 +71,15 @@ class Solver {
   std::shared_ptr<const detail::TridiagFactors> f_;
 };
 
-/// pcr_gpu for ONE right-hand side of a matrix used once: the coefficient reduction and the solve fused, per
-/// level one pass down (only the reduced rows are written) and one up (the block is recomputed from its rows
-/// instead of storing multipliers and spikes). Needs O(n / block_rows) scratch instead of the 7 n doubles a
-/// factor_device keeps; about as fast (measured on an H200, n = 10^7: 1.86-1.89 ms against 1.91-1.97 ms for
-/// factor_device + solve_device; the per-block reduction is compute-bound). dl, d, du, b are device arrays of size n; b is
+/// ONE right-hand side of a matrix used once, on the GPU, nothing kept: the rows are cut into chunks of 8,
+/// one thread per chunk eliminates its interior (Thomas, three right-hand sides in registers: the solution and
+/// the two spikes) and writes the chunk's two reduced rows; the reduced system (a quarter of the order) is
+/// treated the same way until it has one or two rows; then each level is swept back up, recomputing each
+/// chunk instead of storing it. No barriers, O(n / 4) scratch. dl, d, du, b are device arrays of size n; b is
 /// overwritten with x. Work is queued on `stream` (a cudaStream_t as void*, nullptr = default stream); the call
-/// synchronizes once, after the tiny-pivot check and before x is written, so that on Error(singular) b is
-/// unchanged. x is bitwise equal to factor_device + solve_device with the same options.
+/// synchronizes twice (the scale of the pivot test, then the pivot check) before x is written, so that on
+/// Error(singular) b is unchanged. Uses options.pivot_tolerance (not block_rows). Bitwise equal to its CPU twin
+/// (detail::chunk_solve_cpu), not to factor + solve (a different elimination order).
 void solve_once_device(index_t n, const double* dl, const double* d, const double* du, double* b, void* stream,
                        const Options& options = {});
 

@@ -13,6 +13,7 @@
 #include "cuda/tridiag_kernels.cuh"
 #include "factor/factor_gpu.hpp"
 #include "ssids/error.hpp"
+#include "tridiag/chunk_core.hpp"
 #include "tridiag/pcr_core.hpp"
 #include "tridiag/tridiag_internal.hpp"
 
@@ -156,103 +157,22 @@ __global__ void solve_up_kernel(long long nl, int bsz, const double* v, const do
   }
 }
 
-// ---- one right-hand side, reduction and solve fused (nothing stored but the small reduced systems) ----------
-// A block of a level: load its interior rows, reduce the coefficients (multipliers stay in shared memory),
-// compute the spikes v, w and y = T_int^-1 d_int: exactly the operations of factor_level_kernel and
-// solve_down_kernel in the same order, so the solution is bitwise that of factor + solve. The down pass
-// writes the block's reduced rows; the up pass recomputes the block (nothing per row is stored) and writes
-// x = y - v x_s - w x_e. sh: 8 bsz doubles. Measured as fast as factor + solve (the block work, not the
-// memory traffic, bounds both); its gain is memory: no 7 n doubles of stored reduction.
-__device__ void fused_block(const pcr::Block& blk, const double* a, const double* b, const double* c, const double* d,
-                            double* sh, int bsz, double thr, unsigned long long* bad) {
-  const int m = blk.m, tid = threadIdx.x, nth = blockDim.x;
-  const long long base = blk.s + 1;
-  double *sa = sh, *sb = sa + bsz, *sc = sb + bsz, *str = sc + bsz, *stl = str + bsz, *sv = stl + bsz,
-         *sw = sv + bsz, *sd = sw + bsz;
-  for (int t = tid; t < m; t += nth) {
-    sa[t] = a[base + t];
-    sb[t] = b[base + t];
-    sc[t] = c[base + t];
-    sd[t] = d[base + t];
-    str[t] = 0.0;
-    stl[t] = 0.0;
-    sv[t] = 0.0;
-    sw[t] = 0.0;
-  }
-  __syncthreads();
-  if (tid == 0 && m > 0) {
-    const double f0 = sa[0], gl = sc[m - 1];
-    sa[0] = 0.0;
-    sc[m - 1] = 0.0;
-    sv[0] = f0;
-    sw[m - 1] = gl;
-  }
-  __syncthreads();
-  pcr::reduce_coefficients(m, sa, sb, sc, str, stl, tid, nth, pcr::BlockSync{});
-  __syncthreads();
-  if (bad)
-    for (int t = tid; t < m; t += nth)
-      if (!pcr::pivot_ok(sb[t], thr)) atomicMin(bad, static_cast<unsigned long long>(base + t));
-  pcr::reduce_rhs(m, sv, str, stl, tid, nth, pcr::BlockSync{});
-  pcr::back_substitute(m, sv, sa, sb, sc, tid, nth, pcr::BlockSync{});
-  pcr::reduce_rhs(m, sw, str, stl, tid, nth, pcr::BlockSync{});
-  pcr::back_substitute(m, sw, sa, sb, sc, tid, nth, pcr::BlockSync{});
-  pcr::reduce_rhs(m, sd, str, stl, tid, nth, pcr::BlockSync{});
-  pcr::back_substitute(m, sd, sa, sb, sc, tid, nth, pcr::BlockSync{});
-  __syncthreads();
-}
-
-/// Down pass of a level: reduced rows (na, nb, nc) and reduced right-hand side nd, 2 per block (1 for a block
-/// of one row). a[0] and c[nl-1] are read as zero (dl[0], du[n-1] are ignored).
-__global__ void fused_down_kernel(long long nl, int bsz, const double* a, const double* b, const double* c,
-                                  const double* d, double thr, unsigned long long* bad, double* na, double* nb,
-                                  double* nc, double* nd) {
-  extern __shared__ double sh[];
-  const long long j = blockIdx.x;
-  const pcr::Block blk = pcr::block_of(nl, bsz, j);
-  fused_block(blk, a, b, c, d, sh, bsz, thr, bad);
-  if (threadIdx.x == 0) {
-    const int m = blk.m;
-    const double* sv = sh + 5 * bsz;
-    const double* sw = sh + 6 * bsz;
-    const double* sd = sh + 7 * bsz;
-    const long long s = blk.s, e = blk.e;
-    const double as = s == 0 ? 0.0 : a[s], ce = e == nl - 1 ? 0.0 : c[e];
-    const double v0 = m > 0 ? sv[0] : 0.0, vl = m > 0 ? sv[m - 1] : 0.0;
-    const double w0 = m > 0 ? sw[0] : 0.0, wl = m > 0 ? sw[m - 1] : 0.0;
-    const double cs = s == nl - 1 ? 0.0 : c[s];
-    pcr::interface_rows(blk, as, b[s], cs, a[e], b[e], ce, v0, vl, w0, wl, na + 2 * j, nb + 2 * j, nc + 2 * j);
-    // interface_rhs with y in shared memory
-    double* o = nd + 2 * j;
-    if (blk.k == 1) {
-      o[0] = d[s];
-    } else if (m == 0) {
-      o[0] = d[s];
-      o[1] = d[e];
-    } else {
-      o[0] = pcr::sub(d[s], pcr::mul(c[s], sd[0]));
-      o[1] = pcr::sub(d[e], pcr::mul(a[e], sd[m - 1]));
-    }
+// ---- one right-hand side, one-shot (tridiag/chunk_core.hpp): one thread per chunk of chunk::kChunk rows -------
+__global__ void chunk_down_kernel(long long nl, const double* a, const double* b, const double* c, const double* d,
+                                  double thr, unsigned long long* bad, double* na, double* nb, double* nc,
+                                  double* nd) {
+  const long long q = (nl + chunk::kChunk - 1) / chunk::kChunk;
+  for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < q; j += (long long)gridDim.x * blockDim.x) {
+    const long long r = chunk::down(nl, j, a, b, c, d, thr, na, nb, nc, nd);
+    if (r >= 0) atomicMin(bad, static_cast<unsigned long long>(r));
   }
 }
 
-/// Up pass of a level: x of the block's rows from the reduced solution nx (in place over d).
-__global__ void fused_up_kernel(long long nl, int bsz, const double* a, const double* b, const double* c, double* d,
+__global__ void chunk_up_kernel(long long nl, const double* a, const double* b, const double* c, double* d,
                                 const double* nx) {
-  extern __shared__ double sh[];
-  const long long j = blockIdx.x;
-  const pcr::Block blk = pcr::block_of(nl, bsz, j);
-  fused_block(blk, a, b, c, d, sh, bsz, 0.0, nullptr);
-  const double* sv = sh + 5 * bsz;
-  const double* sw = sh + 6 * bsz;
-  const double* sd = sh + 7 * bsz;
-  const double xs = nx[2 * j];
-  for (int t = threadIdx.x; t < blk.m; t += blockDim.x)
-    d[blk.s + 1 + t] = pcr::sub(pcr::sub(sd[t], pcr::mul(sv[t], xs)), pcr::mul(sw[t], nx[2 * j + 1]));
-  if (threadIdx.x == 0) {
-    d[blk.s] = xs;
-    if (blk.k > 1) d[blk.e] = nx[2 * j + 1];
-  }
+  const long long q = (nl + chunk::kChunk - 1) / chunk::kChunk;
+  for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < q; j += (long long)gridDim.x * blockDim.x)
+    chunk::up(nl, j, a, b, c, d, nx);
 }
 
 __global__ void residual_kernel(long long n, const offset_t* ptr, const index_t* col, const double* val,
@@ -469,7 +389,7 @@ void pcr_gpu_solve_once(index_t n, const double* dl, const double* d, const doub
   std::string why;
   if (!gpu_available(&why)) throw Error(flag::no_cuda, why);
   const cudaStream_t st = as_stream(stream);
-  const int bsz = options.block_rows;
+  const int bsz = chunk::kChunk;
   const std::vector<long long> sizes = pcr_level_sizes(n, bsz);
   const std::size_t nlev = sizes.size();
   const int tiny_r = static_cast<int>(pcr::reduced_size(sizes.back(), bsz));
@@ -504,18 +424,17 @@ void pcr_gpu_solve_once(index_t n, const double* dl, const double* d, const doub
   check_cuda(cudaMemcpyAsync(&anorm, work.p + norm_off + parts, sizeof(double), cudaMemcpyDeviceToHost, st), "D2H");
   check_cuda(cudaStreamSynchronize(st), "tridiag one-shot solve");
   const double thr = options.pivot_tolerance * anorm;
-  const int threads = bsz / 2;
-  const std::size_t shmem = 8 * static_cast<std::size_t>(bsz) * sizeof(double);
   for (std::size_t lev = 0; lev < nlev; ++lev) {
     const long long nl = sizes[lev];
-    const unsigned q = static_cast<unsigned>((nl + bsz - 1) / bsz);
+    const long long q = (nl + bsz - 1) / bsz;
     const double* a = lev == 0 ? dl : lev_arr(lev, 0);
     const double* bb = lev == 0 ? d : lev_arr(lev, 1);
     const double* c = lev == 0 ? du : lev_arr(lev, 2);
     const double* dd = lev == 0 ? b : lev_arr(lev, 3);
-    fused_down_kernel<<<q, threads, shmem, st>>>(nl, bsz, a, bb, c, dd, thr, bad + lev, lev_arr(lev + 1, 0),
-                                                 lev_arr(lev + 1, 1), lev_arr(lev + 1, 2), lev_arr(lev + 1, 3));
-    check_launch("tridiag fused_down_kernel");
+    chunk_down_kernel<<<grid_for(q, 256, 1 << 20), 256, 0, st>>>(nl, a, bb, c, dd, thr, bad + lev, lev_arr(lev + 1, 0),
+                                                                 lev_arr(lev + 1, 1), lev_arr(lev + 1, 2),
+                                                                 lev_arr(lev + 1, 3));
+    check_launch("tridiag chunk_down_kernel");
   }
   tiny_factor_kernel<<<1, 1, 0, st>>>(tiny_r, lev_arr(nlev, 0), lev_arr(nlev, 1), lev_arr(nlev, 2), thr,
                                       work.p + tiny_t, bad + nlev);
@@ -526,19 +445,19 @@ void pcr_gpu_solve_once(index_t n, const double* dl, const double* d, const doub
   check_cuda(cudaStreamSynchronize(st), "tridiag one-shot solve");
   for (std::size_t lev = 0; lev <= nlev; ++lev)  // b is still untouched here
     if (hbad[lev] != ULLONG_MAX)
-      throw Error(flag::singular, tiny_pivot_message("solver (partitioned cyclic reduction)", int(lev),
+      throw Error(flag::singular, tiny_pivot_message("one-shot solver (chunked)", int(lev),
                                                      static_cast<long long>(hbad[lev])));
   tiny_solve_kernel<<<1, 128, 0, st>>>(tiny_r, work.p + tiny_t, lev_arr(nlev, 3), tiny_r, 1);
   check_launch("tridiag tiny_solve_kernel");
   for (std::size_t lev = nlev; lev-- > 0;) {
     const long long nl = sizes[lev];
-    const unsigned q = static_cast<unsigned>((nl + bsz - 1) / bsz);
+    const long long q = (nl + bsz - 1) / bsz;
     const double* a = lev == 0 ? dl : lev_arr(lev, 0);
     const double* bb = lev == 0 ? d : lev_arr(lev, 1);
     const double* c = lev == 0 ? du : lev_arr(lev, 2);
     double* dd = lev == 0 ? b : lev_arr(lev, 3);
-    fused_up_kernel<<<q, threads, shmem, st>>>(nl, bsz, a, bb, c, dd, lev_arr(lev + 1, 3));
-    check_launch("tridiag fused_up_kernel");
+    chunk_up_kernel<<<grid_for(q, 256, 1 << 20), 256, 0, st>>>(nl, a, bb, c, dd, lev_arr(lev + 1, 3));
+    check_launch("tridiag chunk_up_kernel");
   }
 }
 

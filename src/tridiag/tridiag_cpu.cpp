@@ -10,6 +10,7 @@
 #include "common/host_allocation.hpp"
 #include "ssids/error.hpp"
 #include "ssids/tridiag.hpp"
+#include "tridiag/chunk_core.hpp"
 #include "tridiag/pcr_core.hpp"
 #include "tridiag/tridiag_internal.hpp"
 
@@ -39,6 +40,48 @@ std::vector<long long> pcr_level_sizes(long long n, int bsz) {
   std::vector<long long> sizes{n};
   while (sizes.back() > bsz) sizes.push_back(pcr::reduced_size(sizes.back(), bsz));
   return sizes;
+}
+
+void chunk_solve_cpu(index_t n, const double* dl, const double* d, const double* du, double* b,
+                     const tridiag::Options& options) {
+  const int bsz = chunk::kChunk;
+  const std::vector<long long> sizes = pcr_level_sizes(n, bsz);
+  const std::size_t nlev = sizes.size();
+  const int tiny_r = static_cast<int>(pcr::reduced_size(sizes.back(), bsz));
+  std::vector<Vector<double>> lev(nlev + 1);  // a, b, c, d of levels 1.. and of the final system
+  for (std::size_t l = 1; l <= nlev; ++l)
+    lev[l].assign(4 * static_cast<std::size_t>(l < nlev ? sizes[l] : tiny_r), 0.0);
+  auto arr = [&](std::size_t l, int which) -> double* {
+    const long long nl = l < nlev ? sizes[l] : tiny_r;
+    return lev[l].data() + which * nl;
+  };
+  const double thr = options.pivot_tolerance * tridiag_norm(n, dl, d, du);
+  for (std::size_t l = 0; l < nlev; ++l) {
+    const long long nl = sizes[l], q = (nl + bsz - 1) / bsz;
+    const double* a = l == 0 ? dl : arr(l, 0);
+    const double* bb = l == 0 ? d : arr(l, 1);
+    const double* c = l == 0 ? du : arr(l, 2);
+    const double* dd = l == 0 ? b : arr(l, 3);
+    long long first_bad = -1;
+    for (long long j = 0; j < q; ++j) {
+      const long long r = chunk::down(nl, j, a, bb, c, dd, thr, arr(l + 1, 0), arr(l + 1, 1), arr(l + 1, 2), arr(l + 1, 3));
+      if (r >= 0 && first_bad < 0) first_bad = r;
+    }
+    if (first_bad >= 0)
+      throw Error(flag::singular, tiny_pivot_message("one-shot solver (chunked)", static_cast<int>(l), first_bad));
+  }
+  double t[4];
+  const int k = pcr::tiny_factor(tiny_r, arr(nlev, 0), arr(nlev, 1), arr(nlev, 2), thr, t);
+  if (k >= 0) throw Error(flag::singular, tiny_pivot_message("one-shot solver (chunked)", static_cast<int>(nlev), k));
+  pcr::tiny_solve(tiny_r, t, arr(nlev, 3));
+  for (std::size_t l = nlev; l-- > 0;) {
+    const long long nl = sizes[l], q = (nl + bsz - 1) / bsz;
+    const double* a = l == 0 ? dl : arr(l, 0);
+    const double* bb = l == 0 ? d : arr(l, 1);
+    const double* c = l == 0 ? du : arr(l, 2);
+    double* dd = l == 0 ? b : arr(l, 3);
+    for (long long j = 0; j < q; ++j) chunk::up(nl, j, a, bb, c, dd, arr(l + 1, 3));
+  }
 }
 
 bool splitting_step_done(double beta, double xnorm, int m, double& beta_prev, int& stalls,

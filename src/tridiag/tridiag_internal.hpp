@@ -48,7 +48,10 @@ std::shared_ptr<PcrDevice> pcr_gpu_factor(index_t n, const double* dl, const dou
                                           bool on_device, void* stream, const tridiag::Options& options);
 /// Solve in place; b in host memory (copied; synchronous) or device memory (queued on stream).
 void pcr_gpu_solve(const PcrDevice& f, int nrhs, double* b, offset_t ldb, bool on_device, void* stream);
-/// One right-hand side, reduction and solve fused (device arrays; b overwritten with x). Synchronizes once.
+/// The one-shot solve's CPU twin (host arrays; b overwritten with x; same bits as pcr_gpu_solve_once).
+void chunk_solve_cpu(index_t n, const double* dl, const double* d, const double* du, double* b,
+                     const tridiag::Options& options);
+/// One right-hand side, one shot (tridiag/chunk_core.hpp; device arrays; b overwritten with x). Synchronizes once.
 void pcr_gpu_solve_once(index_t n, const double* dl, const double* d, const double* du, double* b, void* stream,
                         const tridiag::Options& options);
 /// The splitting iteration on the device.
