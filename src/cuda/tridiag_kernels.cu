@@ -6,6 +6,7 @@
 // Deterministic: no floating-point atomics (the only atomic is an integer atomicMin of a tiny pivot's row).
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -158,21 +159,98 @@ __global__ void solve_up_kernel(long long nl, int bsz, const double* v, const do
 }
 
 // ---- one right-hand side, one-shot (tridiag/chunk_core.hpp): one thread per chunk of chunk::kChunk rows -------
-__global__ void chunk_down_kernel(long long nl, const double* a, const double* b, const double* c, const double* d,
-                                  double thr, unsigned long long* bad, double* na, double* nb, double* nc,
-                                  double* nd) {
+// A thread block stages the rows of its kChunkThreads chunks through shared memory (coalesced loads), then each
+// thread works on its chunk there. The pivots are tested after the fact: the down passes record per level the
+// smallest |pivot| and whether one was NaN, and level 0 the norm of the pivot test; only when that check fails
+// does the slow path (chunk_check_kernel) find the first failing row, for the same error as the CPU twin.
+constexpr int kChunkThreads = 128;
+constexpr int kTileRows = kChunkThreads * chunk::kChunk;
+
+__device__ __forceinline__ double sticky_max(double m, double r) { return (m != m) ? m : ((r <= m) ? m : r); }
+
+__device__ void record_stats(const chunk::PivotStats& st, double nrm, unsigned long long* norm_bits,
+                             unsigned long long* minpiv, unsigned long long* nanflag) {
+  double mn = st.min_abs;
+  int nan = st.nan ? 1 : 0;
+  for (int off = 16; off > 0; off /= 2) {
+    mn = fmin(mn, __shfl_xor_sync(0xffffffffu, mn, off));
+    nrm = sticky_max(nrm, __shfl_xor_sync(0xffffffffu, nrm, off));
+  }
+  nan = __any_sync(0xffffffffu, nan);
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(minpiv, static_cast<unsigned long long>(__double_as_longlong(mn)));
+    if (nan) atomicExch(nanflag, 1ULL);
+    if (norm_bits) {
+      const unsigned long long bits =
+          nrm != nrm ? 0x7FF8000000000000ULL : static_cast<unsigned long long>(__double_as_longlong(nrm));
+      atomicMax(norm_bits, bits);
+    }
+  }
+}
+
+/// Stages rows r0 .. r1-1 of the four arrays into shared memory (and, for level 0, folds them into nrm).
+__device__ void stage(long long nl, long long r0, long long r1, const double* a, const double* b, const double* c,
+                      const double* d, double* sa, double* sb, double* sc, double* sd, bool norm, double& nrm) {
+  for (long long r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
+    const long long i = r - r0;
+    sa[i] = a[r];
+    sb[i] = b[r];
+    sc[i] = c[r];
+    sd[i] = d[r];
+    if (norm) {  // tridiag_norm: (|dl| + |d|) + |du|, dl[0] and du[n-1] ignored, NaN sticky
+      const double l = r > 0 ? fabs(sa[i]) : 0.0, u = r + 1 < nl ? fabs(sc[i]) : 0.0;
+      nrm = sticky_max(nrm, (l + fabs(sb[i])) + u);
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kChunkThreads) chunk_down_kernel(long long nl, const double* a, const double* b,
+                                                                   const double* c, const double* d,
+                                                                   unsigned long long* norm_bits,
+                                                                   unsigned long long* minpiv,
+                                                                   unsigned long long* nanflag, double* na,
+                                                                   double* nb, double* nc, double* nd) {
+  __shared__ double sa[kTileRows], sb[kTileRows], sc[kTileRows], sd[kTileRows];
+  const long long q = (nl + chunk::kChunk - 1) / chunk::kChunk;
+  chunk::PivotStats st;
+  double nrm = 0.0;
+  for (long long j0 = blockIdx.x * (long long)kChunkThreads; j0 < q; j0 += (long long)gridDim.x * kChunkThreads) {
+    const long long r0 = j0 * chunk::kChunk, r1 = r0 + kTileRows < nl ? r0 + kTileRows : nl;
+    stage(nl, r0, r1, a, b, c, d, sa, sb, sc, sd, norm_bits != nullptr, nrm);
+    __syncthreads();
+    const long long j = j0 + threadIdx.x;
+    if (j < q) chunk::down(nl, j, sa, sb, sc, sd, r0, 0.0, na, nb, nc, nd, &st);
+    __syncthreads();
+  }
+  record_stats(st, nrm, norm_bits, minpiv, nanflag);
+}
+
+/// Slow path: the first row whose pivot fails the test against thr (rewrites the same reduced rows).
+__global__ void chunk_check_kernel(long long nl, const double* a, const double* b, const double* c, const double* d,
+                                   double thr, unsigned long long* bad, double* na, double* nb, double* nc,
+                                   double* nd) {
   const long long q = (nl + chunk::kChunk - 1) / chunk::kChunk;
   for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < q; j += (long long)gridDim.x * blockDim.x) {
-    const long long r = chunk::down(nl, j, a, b, c, d, thr, na, nb, nc, nd);
+    const long long r = chunk::down(nl, j, a, b, c, d, 0, thr, na, nb, nc, nd, nullptr);
     if (r >= 0) atomicMin(bad, static_cast<unsigned long long>(r));
   }
 }
 
-__global__ void chunk_up_kernel(long long nl, const double* a, const double* b, const double* c, double* d,
-                                const double* nx) {
+__global__ void __launch_bounds__(kChunkThreads) chunk_up_kernel(long long nl, const double* a, const double* b,
+                                                                 const double* c, double* d, const double* nx) {
+  __shared__ double sa[kTileRows], sb[kTileRows], sc[kTileRows], sd[kTileRows];
   const long long q = (nl + chunk::kChunk - 1) / chunk::kChunk;
-  for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < q; j += (long long)gridDim.x * blockDim.x)
-    chunk::up(nl, j, a, b, c, d, nx);
+  double unused = 0.0;
+  for (long long j0 = blockIdx.x * (long long)kChunkThreads; j0 < q; j0 += (long long)gridDim.x * kChunkThreads) {
+    const long long r0 = j0 * chunk::kChunk, r1 = r0 + kTileRows < nl ? r0 + kTileRows : nl;
+    stage(nl, r0, r1, a, b, c, d, sa, sb, sc, sd, false, unused);
+    __syncthreads();
+    const long long j = j0 + threadIdx.x;
+    if (j < q) chunk::up(nl, j, sa, sb, sc, sd, r0, nx);
+    __syncthreads();
+    for (long long r = r0 + threadIdx.x; r < r1; r += blockDim.x) d[r] = sd[r - r0];
+    __syncthreads();
+  }
 }
 
 __global__ void residual_kernel(long long n, const offset_t* ptr, const index_t* col, const double* val,
@@ -402,61 +480,87 @@ void pcr_gpu_solve_once(index_t n, const double* dl, const double* d, const doub
   }
   const std::size_t tiny_t = total;
   total += 4;
-  const int parts = grid_for(n, kReduceThreads, 1024);
-  const std::size_t norm_off = total;
-  total += parts + 1;
-  const std::size_t bad_off = total;  // nlev + 1 pivot flags (unsigned long long, the size of a double)
-  total += nlev + 1;
-  AsyncScratch work(total, st, "tridiag one-shot solve workspace");
-  unsigned long long* bad = reinterpret_cast<unsigned long long*>(work.p + bad_off);
+  // statistics (unsigned long long, the size of a double): the norm, per level the smallest |pivot| and a NaN
+  // flag, then the rows of the slow path
   static_assert(sizeof(unsigned long long) == sizeof(double), "flag slots");
+  const std::size_t stat_off = total;
+  total += 1 + 2 * nlev + (nlev + 1);
+  AsyncScratch work(total, st, "tridiag one-shot solve workspace");
+  unsigned long long* stats = reinterpret_cast<unsigned long long*>(work.p + stat_off);
+  unsigned long long* norm_bits = stats;
+  unsigned long long* minpiv = stats + 1;
+  unsigned long long* nanflag = stats + 1 + nlev;
+  unsigned long long* bad = stats + 1 + 2 * nlev;
+  check_cuda(cudaMemsetAsync(norm_bits, 0, sizeof(unsigned long long), st), "cudaMemsetAsync");
+  check_cuda(cudaMemsetAsync(minpiv, 0x7F, nlev * sizeof(unsigned long long), st), "cudaMemsetAsync");  // ~1.4e306
+  check_cuda(cudaMemsetAsync(nanflag, 0, nlev * sizeof(unsigned long long), st), "cudaMemsetAsync");
   check_cuda(cudaMemsetAsync(bad, 0xFF, (nlev + 1) * sizeof(unsigned long long), st), "cudaMemsetAsync");
   auto lev_arr = [&](std::size_t lev, int which) -> double* {
     const long long nl = lev < nlev ? sizes[lev] : tiny_r;
     return work.p + off[lev] + which * nl;
   };
-  // the scale of the tiny-pivot test, as in pcr_gpu_factor
-  norm_partial_kernel<<<parts, kReduceThreads, 0, st>>>(n, dl, d, du, work.p + norm_off);
-  check_launch("tridiag norm_partial_kernel");
-  max_final_kernel<<<1, kReduceThreads, 0, st>>>(parts, work.p + norm_off, 0, work.p + norm_off + parts);
-  check_launch("tridiag max_final_kernel");
-  double anorm = 0.0;
-  check_cuda(cudaMemcpyAsync(&anorm, work.p + norm_off + parts, sizeof(double), cudaMemcpyDeviceToHost, st), "D2H");
-  check_cuda(cudaStreamSynchronize(st), "tridiag one-shot solve");
-  const double thr = options.pivot_tolerance * anorm;
-  for (std::size_t lev = 0; lev < nlev; ++lev) {
-    const long long nl = sizes[lev];
+  auto level_in = [&](std::size_t lev, int which) -> const double* {
+    if (lev == 0) return which == 0 ? dl : which == 1 ? d : which == 2 ? du : b;
+    return lev_arr(lev, which);
+  };
+  auto blocks_for = [&](long long nl) {
     const long long q = (nl + bsz - 1) / bsz;
-    const double* a = lev == 0 ? dl : lev_arr(lev, 0);
-    const double* bb = lev == 0 ? d : lev_arr(lev, 1);
-    const double* c = lev == 0 ? du : lev_arr(lev, 2);
-    const double* dd = lev == 0 ? b : lev_arr(lev, 3);
-    chunk_down_kernel<<<grid_for(q, 256, 1 << 20), 256, 0, st>>>(nl, a, bb, c, dd, thr, bad + lev, lev_arr(lev + 1, 0),
-                                                                 lev_arr(lev + 1, 1), lev_arr(lev + 1, 2),
-                                                                 lev_arr(lev + 1, 3));
+    return grid_for(q, kChunkThreads, 1 << 20);
+  };
+  for (std::size_t lev = 0; lev < nlev; ++lev) {
+    chunk_down_kernel<<<blocks_for(sizes[lev]), kChunkThreads, 0, st>>>(
+        sizes[lev], level_in(lev, 0), level_in(lev, 1), level_in(lev, 2), level_in(lev, 3),
+        lev == 0 ? norm_bits : nullptr, minpiv + lev, nanflag + lev, lev_arr(lev + 1, 0), lev_arr(lev + 1, 1),
+        lev_arr(lev + 1, 2), lev_arr(lev + 1, 3));
     check_launch("tridiag chunk_down_kernel");
   }
-  tiny_factor_kernel<<<1, 1, 0, st>>>(tiny_r, lev_arr(nlev, 0), lev_arr(nlev, 1), lev_arr(nlev, 2), thr,
-                                      work.p + tiny_t, bad + nlev);
-  check_launch("tridiag tiny_factor_kernel");
-  std::vector<unsigned long long> hbad(nlev + 1);
-  check_cuda(cudaMemcpyAsync(hbad.data(), bad, (nlev + 1) * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st),
+  // one synchronization: the statistics and the final system's coefficients
+  std::vector<unsigned long long> hs(1 + 2 * nlev);
+  std::vector<double> fin(3 * static_cast<std::size_t>(tiny_r));
+  check_cuda(cudaMemcpyAsync(hs.data(), stats, hs.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st),
+             "cudaMemcpyAsync D2H");
+  check_cuda(cudaMemcpyAsync(fin.data(), lev_arr(nlev, 0), fin.size() * sizeof(double), cudaMemcpyDeviceToHost, st),
              "cudaMemcpyAsync D2H");
   check_cuda(cudaStreamSynchronize(st), "tridiag one-shot solve");
-  for (std::size_t lev = 0; lev <= nlev; ++lev)  // b is still untouched here
-    if (hbad[lev] != ULLONG_MAX)
-      throw Error(flag::singular, tiny_pivot_message("one-shot solver (chunked)", int(lev),
-                                                     static_cast<long long>(hbad[lev])));
+  double anorm = 0.0;
+  std::memcpy(&anorm, &hs[0], sizeof anorm);
+  const double thr = options.pivot_tolerance * anorm;
+  bool levels_ok = true;
+  for (std::size_t lev = 0; lev < nlev; ++lev) {
+    double mn = 0.0;
+    std::memcpy(&mn, &hs[1 + lev], sizeof mn);
+    if (hs[1 + nlev + lev] != 0 || !pcr::pivot_ok(mn, thr)) levels_ok = false;
+  }
+  if (!levels_ok) {  // slow path: the first failing row of the first failing level (b is still untouched)
+    for (std::size_t lev = 0; lev < nlev; ++lev) {
+      const long long q = (sizes[lev] + bsz - 1) / bsz;
+      chunk_check_kernel<<<grid_for(q, 256, 1 << 20), 256, 0, st>>>(
+          sizes[lev], level_in(lev, 0), level_in(lev, 1), level_in(lev, 2), level_in(lev, 3), thr, bad + lev,
+          lev_arr(lev + 1, 0), lev_arr(lev + 1, 1), lev_arr(lev + 1, 2), lev_arr(lev + 1, 3));
+      check_launch("tridiag chunk_check_kernel");
+    }
+    std::vector<unsigned long long> hbad(nlev);
+    check_cuda(cudaMemcpyAsync(hbad.data(), bad, nlev * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st),
+               "cudaMemcpyAsync D2H");
+    check_cuda(cudaStreamSynchronize(st), "tridiag one-shot solve");
+    for (std::size_t lev = 0; lev < nlev; ++lev)
+      if (hbad[lev] != ULLONG_MAX)
+        throw Error(flag::singular, tiny_pivot_message("one-shot solver (chunked)", int(lev),
+                                                       static_cast<long long>(hbad[lev])));
+    // no interior pivot failed (the check failed on the untouched initial value with a NaN scale): the final
+    // system's test below reports it, as on the CPU
+  }
+  double t[4];
+  const int k = pcr::tiny_factor(tiny_r, fin.data(), fin.data() + tiny_r, fin.data() + 2 * tiny_r, thr, t);
+  if (k >= 0)
+    throw Error(flag::singular, tiny_pivot_message("one-shot solver (chunked)", static_cast<int>(nlev), k));
+  check_cuda(cudaMemcpyAsync(work.p + tiny_t, t, sizeof t, cudaMemcpyHostToDevice, st), "cudaMemcpyAsync H2D");
   tiny_solve_kernel<<<1, 128, 0, st>>>(tiny_r, work.p + tiny_t, lev_arr(nlev, 3), tiny_r, 1);
-  check_launch("tridiag tiny_solve_kernel");
+  check_launch("tridiag tiny_solve_kernel");  // (a pageable H2D copy has read t before it returns)
   for (std::size_t lev = nlev; lev-- > 0;) {
-    const long long nl = sizes[lev];
-    const long long q = (nl + bsz - 1) / bsz;
-    const double* a = lev == 0 ? dl : lev_arr(lev, 0);
-    const double* bb = lev == 0 ? d : lev_arr(lev, 1);
-    const double* c = lev == 0 ? du : lev_arr(lev, 2);
     double* dd = lev == 0 ? b : lev_arr(lev, 3);
-    chunk_up_kernel<<<grid_for(q, 256, 1 << 20), 256, 0, st>>>(nl, a, bb, c, dd, lev_arr(lev + 1, 3));
+    chunk_up_kernel<<<blocks_for(sizes[lev]), kChunkThreads, 0, st>>>(
+        sizes[lev], level_in(lev, 0), level_in(lev, 1), level_in(lev, 2), dd, lev_arr(lev + 1, 3));
     check_launch("tridiag chunk_up_kernel");
   }
 }

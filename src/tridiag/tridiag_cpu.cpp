@@ -64,7 +64,8 @@ void chunk_solve_cpu(index_t n, const double* dl, const double* d, const double*
     const double* dd = l == 0 ? b : arr(l, 3);
     long long first_bad = -1;
     for (long long j = 0; j < q; ++j) {
-      const long long r = chunk::down(nl, j, a, bb, c, dd, thr, arr(l + 1, 0), arr(l + 1, 1), arr(l + 1, 2), arr(l + 1, 3));
+      const long long r = chunk::down(nl, j, a, bb, c, dd, 0, thr, arr(l + 1, 0), arr(l + 1, 1), arr(l + 1, 2),
+                                     arr(l + 1, 3), nullptr);
       if (r >= 0 && first_bad < 0) first_bad = r;
     }
     if (first_bad >= 0)
@@ -80,7 +81,7 @@ void chunk_solve_cpu(index_t n, const double* dl, const double* d, const double*
     const double* bb = l == 0 ? d : arr(l, 1);
     const double* c = l == 0 ? du : arr(l, 2);
     double* dd = l == 0 ? b : arr(l, 3);
-    for (long long j = 0; j < q; ++j) chunk::up(nl, j, a, bb, c, dd, arr(l + 1, 3));
+    for (long long j = 0; j < q; ++j) chunk::up(nl, j, a, bb, c, dd, 0, arr(l + 1, 3));
   }
 }
 
