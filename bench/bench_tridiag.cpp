@@ -4,7 +4,7 @@
 // Timed with CUDA events after one warm-up, medians of REPEATS:
 //   ours full   = factor_device (coefficient reduction + pivot check, which synchronizes) + solve_device;
 //   ours solve  = solve_device alone, the reduction reused;
-//   ours one-shot = tridiag::solve_once_device (chunks of 8 rows per thread, nothing stored; synchronizes twice);
+//   ours one-shot = tridiag::solve_once_device (chunks of 8 rows per thread, nothing stored; synchronizes once);
 //   cuSPARSE    = cusparseDgtsv2_nopivot (its buffer allocated outside the timing).
 // The right-hand side is restored (device copy, untimed) before each run. GB/s counts the unavoidable traffic
 // of a tridiagonal solve, 40 N bytes (dl, d, du, b read, x written) for the full solves and 16 N (b, x) for the
