@@ -171,8 +171,10 @@ int cmd_sap(int argc, char** argv) {
     std::printf("%s\n", j.str().c_str());
   } else {
     std::printf("ssids sap %s\n", spec.c_str());
-    std::printf("  n = %d, nnz = %lld, SaP-%s, %s, P = %d\n", n, static_cast<long long>(a.nnz()),
-                ssids::sap::variant_name(o.variant), ssids::sap::krylov_name(o.krylov), inf.partitions);
+    std::printf("  n = %d, nnz = %lld, SaP-%s, %s, P = %d, %s%s\n", n, static_cast<long long>(a.nnz()),
+                ssids::sap::variant_name(o.variant), ssids::sap::krylov_name(o.krylov), inf.partitions,
+                inf.backend == ssids::Backend::gpu ? "GPU" : "CPU",
+                o.mixed_precision ? " (single-precision preconditioner)" : "");
     std::printf("  half-bandwidth: input %d, after DB %d, after CM %d, preconditioner K = %d (max K_i %d), dropped %.3g\n",
                 inf.k_input, inf.k_db, inf.k_cm, inf.bandwidth, inf.k_max_partition, inf.dropped_fraction);
     std::printf("  setup   %8.3f s   (DB %.3f, CM %.3f, drop %.3f, assemble %.3f, LU %.3f, spikes %.3f), %d boosted pivots\n",
