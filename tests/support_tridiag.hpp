@@ -37,6 +37,15 @@ inline Tri random_tri(int n, std::uint64_t seed, double margin = 0.5) {
   return t;
 }
 
+/// Row `where` decoupled from its neighbours with a zero diagonal: the matrix becomes singular.
+inline void zero_row(Tri& t, int where) {
+  t.d[where] = 0.0;
+  t.dl[where] = 0.0;
+  t.du[where] = 0.0;
+  if (where > 0) t.du[where - 1] = 0.0;
+  if (where + 1 < t.n) t.dl[where + 1] = 0.0;
+}
+
 inline std::vector<double> random_vec(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 g(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);

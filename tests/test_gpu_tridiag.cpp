@@ -136,11 +136,7 @@ TEST_SUITE("gpu") {
         CAPTURE(n);
         CAPTURE(where);
         Tri t = random_tri(n, 900 + n);
-        t.d[where] = 0.0;
-        t.dl[where] = 0.0;
-        t.du[where] = 0.0;
-        if (where > 0) t.du[where - 1] = 0.0;
-        if (where + 1 < n) t.dl[where + 1] = 0.0;
+        zero_row(t, where);
         tridiag::Options o;
         o.block_rows = 8;
         std::string mc, mg;
@@ -247,11 +243,7 @@ TEST_SUITE("gpu") {
         CAPTURE(n);
         CAPTURE(where);
         Tri t = random_tri(n, 1700 + n);
-        t.d[where] = 0.0;
-        t.dl[where] = 0.0;
-        t.du[where] = 0.0;
-        if (where > 0) t.du[where - 1] = 0.0;
-        if (where + 1 < n) t.dl[where + 1] = 0.0;
+        zero_row(t, where);
         tridiag::Options o;
         o.block_rows = 8;
         std::string mc, mg;

@@ -100,11 +100,7 @@ TEST_CASE("one-shot chunked solve (the GPU one-shot's cpu twin) agrees with thom
       CAPTURE(n);
       CAPTURE(where);
       Tri t = random_tri(n, 700 + n);
-      t.d[where] = 0.0;
-      t.dl[where] = 0.0;
-      t.du[where] = 0.0;
-      if (where > 0) t.du[where - 1] = 0.0;
-      if (where + 1 < n) t.dl[where + 1] = 0.0;
+      zero_row(t, where);
       const std::vector<double> b = random_vec(n, 800 + n);
       std::vector<double> x = b;
       int code = 0;
@@ -155,11 +151,7 @@ TEST_CASE("zero and tiny pivots are reported as errors") {
         CAPTURE(where);
         Tri t = random_tri(n, 900 + n);
         // row `where` decoupled with a zero diagonal: the matrix is singular
-        t.d[where] = 0.0;
-        t.dl[where] = 0.0;
-        t.du[where] = 0.0;
-        if (where > 0) t.du[where - 1] = 0.0;
-        if (where + 1 < n) t.dl[where + 1] = 0.0;
+        zero_row(t, where);
         tridiag::Options o;
         o.block_rows = 8;
         CHECK(expect_error([&] { tridiag::Solver::factor(n, t.dl.data(), t.d.data(), t.du.data(), be, o); }) ==
