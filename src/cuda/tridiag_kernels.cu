@@ -253,6 +253,61 @@ __global__ void __launch_bounds__(kChunkThreads) chunk_up_kernel(long long nl, c
   }
 }
 
+/// The small levels (at most kTailRows rows each) and the final system, in one thread block: one launch down
+/// and one up instead of two per level. Entry i of the plan is level first + i; entry `levels` is the final
+/// system (1 or 2 rows).
+constexpr int kTailThreads = 1024;
+constexpr long long kTailRows = static_cast<long long>(kTailThreads) * chunk::kChunk;
+struct TailPlan {
+  int levels = 0, first = 0, tiny_r = 0;
+  long long nl[24] = {};
+  double* a[25] = {};
+  double* b[25] = {};
+  double* c[25] = {};
+  double* d[25] = {};
+};
+
+__global__ void __launch_bounds__(kTailThreads) chunk_tail_down_kernel(TailPlan P, unsigned long long* norm_bits,
+                                                                       unsigned long long* minpiv,
+                                                                       unsigned long long* nanflag) {
+  for (int i = 0; i < P.levels; ++i) {
+    const long long nl = P.nl[i], q = (nl + chunk::kChunk - 1) / chunk::kChunk;
+    const int lev = P.first + i;
+    chunk::PivotStats st;
+    double nrm = 0.0;
+    if (lev == 0)
+      for (long long r = threadIdx.x; r < nl; r += blockDim.x) {
+        const double l = r > 0 ? fabs(P.a[i][r]) : 0.0, u = r + 1 < nl ? fabs(P.c[i][r]) : 0.0;
+        nrm = sticky_max(nrm, (l + fabs(P.b[i][r])) + u);
+      }
+    for (long long j = threadIdx.x; j < q; j += blockDim.x)
+      chunk::down(nl, j, P.a[i], P.b[i], P.c[i], P.d[i], 0, 0.0, P.a[i + 1], P.b[i + 1], P.c[i + 1], P.d[i + 1], &st);
+    record_stats(st, nrm, lev == 0 ? norm_bits : nullptr, minpiv + lev, nanflag + lev);
+    __syncthreads();  // the next level reads what this one wrote
+  }
+}
+
+__global__ void __launch_bounds__(kTailThreads) chunk_tail_up_kernel(TailPlan P, const double* t) {
+  if (threadIdx.x == 0) pcr::tiny_solve(P.tiny_r, t, P.d[P.levels]);
+  __syncthreads();
+  for (int i = P.levels - 1; i >= 0; --i) {
+    const long long nl = P.nl[i], q = (nl + chunk::kChunk - 1) / chunk::kChunk;
+    for (long long j = threadIdx.x; j < q; j += blockDim.x)
+      chunk::up(nl, j, P.a[i], P.b[i], P.c[i], P.d[i], 0, P.d[i + 1]);
+    __syncthreads();
+  }
+}
+
+/// norm 0, per level smallest |pivot| +inf and no NaN, slow-path rows "none".
+__global__ void chunk_init_stats_kernel(unsigned long long* stats, int nlev) {
+  for (int i = threadIdx.x; i < 1 + 3 * nlev + 1; i += blockDim.x) {
+    unsigned long long v = 0;
+    if (i >= 1 && i < 1 + nlev) v = 0x7FF0000000000000ULL;  // +inf
+    else if (i >= 1 + 2 * nlev) v = ~0ULL;
+    stats[i] = v;
+  }
+}
+
 __global__ void residual_kernel(long long n, const offset_t* ptr, const index_t* col, const double* val,
                                 const double* b, const double* x, double* r) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
@@ -471,7 +526,10 @@ void pcr_gpu_solve_once(index_t n, const double* dl, const double* d, const doub
   const std::vector<long long> sizes = pcr_level_sizes(n, bsz);
   const std::size_t nlev = sizes.size();
   const int tiny_r = static_cast<int>(pcr::reduced_size(sizes.back(), bsz));
-  // levels 1.. and the final system: a, b, c, d of each (the reduced systems are 2/bsz of their level)
+  // scratch: a, b, c, d of levels 1.. and of the final system; the final system's factors (4); statistics
+  // (unsigned long long, the size of a double): the norm, per level the smallest |pivot| and a NaN flag, then
+  // the rows of the slow path. The final system, its factors and the statistics are contiguous (one copy).
+  static_assert(sizeof(unsigned long long) == sizeof(double), "flag slots");
   std::vector<std::size_t> off(nlev + 1, 0);
   std::size_t total = 0;
   for (std::size_t lev = 1; lev <= nlev; ++lev) {
@@ -480,56 +538,67 @@ void pcr_gpu_solve_once(index_t n, const double* dl, const double* d, const doub
   }
   const std::size_t tiny_t = total;
   total += 4;
-  // statistics (unsigned long long, the size of a double): the norm, per level the smallest |pivot| and a NaN
-  // flag, then the rows of the slow path
-  static_assert(sizeof(unsigned long long) == sizeof(double), "flag slots");
   const std::size_t stat_off = total;
-  total += 1 + 2 * nlev + (nlev + 1);
+  total += 1 + 3 * nlev + 1;
   AsyncScratch work(total, st, "tridiag one-shot solve workspace");
   unsigned long long* stats = reinterpret_cast<unsigned long long*>(work.p + stat_off);
   unsigned long long* norm_bits = stats;
   unsigned long long* minpiv = stats + 1;
   unsigned long long* nanflag = stats + 1 + nlev;
   unsigned long long* bad = stats + 1 + 2 * nlev;
-  check_cuda(cudaMemsetAsync(norm_bits, 0, sizeof(unsigned long long), st), "cudaMemsetAsync");
-  check_cuda(cudaMemsetAsync(minpiv, 0x7F, nlev * sizeof(unsigned long long), st), "cudaMemsetAsync");  // ~1.4e306
-  check_cuda(cudaMemsetAsync(nanflag, 0, nlev * sizeof(unsigned long long), st), "cudaMemsetAsync");
-  check_cuda(cudaMemsetAsync(bad, 0xFF, (nlev + 1) * sizeof(unsigned long long), st), "cudaMemsetAsync");
+  chunk_init_stats_kernel<<<1, 256, 0, st>>>(stats, static_cast<int>(nlev));
+  check_launch("tridiag chunk_init_stats_kernel");
   auto lev_arr = [&](std::size_t lev, int which) -> double* {
     const long long nl = lev < nlev ? sizes[lev] : tiny_r;
     return work.p + off[lev] + which * nl;
   };
-  auto level_in = [&](std::size_t lev, int which) -> const double* {
-    if (lev == 0) return which == 0 ? dl : which == 1 ? d : which == 2 ? du : b;
+  auto level_in = [&](std::size_t lev, int which) -> double* {
+    if (lev == 0) return const_cast<double*>(which == 0 ? dl : which == 1 ? d : which == 2 ? du : b);
     return lev_arr(lev, which);
   };
   auto blocks_for = [&](long long nl) {
     const long long q = (nl + bsz - 1) / bsz;
     return grid_for(q, kChunkThreads, 1 << 20);
   };
-  for (std::size_t lev = 0; lev < nlev; ++lev) {
+  // the levels above kTailRows rows one launch each, the rest (and the final system) in one thread block
+  std::size_t first_tail = 0;
+  while (first_tail < nlev && sizes[first_tail] > kTailRows) ++first_tail;
+  TailPlan plan;
+  plan.first = static_cast<int>(first_tail);
+  plan.levels = static_cast<int>(nlev - first_tail);
+  plan.tiny_r = tiny_r;
+  if (plan.levels > 24) throw Error(flag::unknown, "tridiag one-shot: too many small levels");  // cannot happen
+  for (std::size_t lev = first_tail; lev <= nlev; ++lev) {
+    const std::size_t i = lev - first_tail;
+    if (lev < nlev) plan.nl[i] = sizes[lev];
+    plan.a[i] = level_in(lev, 0);
+    plan.b[i] = level_in(lev, 1);
+    plan.c[i] = level_in(lev, 2);
+    plan.d[i] = level_in(lev, 3);
+  }
+  for (std::size_t lev = 0; lev < first_tail; ++lev) {
     chunk_down_kernel<<<blocks_for(sizes[lev]), kChunkThreads, 0, st>>>(
         sizes[lev], level_in(lev, 0), level_in(lev, 1), level_in(lev, 2), level_in(lev, 3),
         lev == 0 ? norm_bits : nullptr, minpiv + lev, nanflag + lev, lev_arr(lev + 1, 0), lev_arr(lev + 1, 1),
         lev_arr(lev + 1, 2), lev_arr(lev + 1, 3));
     check_launch("tridiag chunk_down_kernel");
   }
-  // one synchronization: the statistics and the final system's coefficients
-  std::vector<unsigned long long> hs(1 + 2 * nlev);
-  std::vector<double> fin(3 * static_cast<std::size_t>(tiny_r));
-  check_cuda(cudaMemcpyAsync(hs.data(), stats, hs.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st),
-             "cudaMemcpyAsync D2H");
-  check_cuda(cudaMemcpyAsync(fin.data(), lev_arr(nlev, 0), fin.size() * sizeof(double), cudaMemcpyDeviceToHost, st),
+  chunk_tail_down_kernel<<<1, kTailThreads, 0, st>>>(plan, norm_bits, minpiv, nanflag);
+  check_launch("tridiag chunk_tail_down_kernel");
+  // one synchronization: the final system and the statistics
+  const std::size_t fin_count = 4 * static_cast<std::size_t>(tiny_r) + 4 + 1 + 2 * nlev;
+  std::vector<double> fin(fin_count);
+  check_cuda(cudaMemcpyAsync(fin.data(), lev_arr(nlev, 0), fin_count * sizeof(double), cudaMemcpyDeviceToHost, st),
              "cudaMemcpyAsync D2H");
   check_cuda(cudaStreamSynchronize(st), "tridiag one-shot solve");
-  double anorm = 0.0;
-  std::memcpy(&anorm, &hs[0], sizeof anorm);
+  const double* hstat = fin.data() + 4 * tiny_r + 4;  // norm, minpiv[nlev], nanflag[nlev]
+  const double anorm = hstat[0];
   const double thr = options.pivot_tolerance * anorm;
   bool levels_ok = true;
   for (std::size_t lev = 0; lev < nlev; ++lev) {
-    double mn = 0.0;
-    std::memcpy(&mn, &hs[1 + lev], sizeof mn);
-    if (hs[1 + nlev + lev] != 0 || !pcr::pivot_ok(mn, thr)) levels_ok = false;
+    unsigned long long nan_bits = 0;
+    std::memcpy(&nan_bits, &hstat[1 + nlev + lev], sizeof nan_bits);
+    if (nan_bits != 0 || !pcr::pivot_ok(hstat[1 + lev], thr)) levels_ok = false;
   }
   if (!levels_ok) {  // slow path: the first failing row of the first failing level (b is still untouched)
     for (std::size_t lev = 0; lev < nlev; ++lev) {
@@ -547,20 +616,19 @@ void pcr_gpu_solve_once(index_t n, const double* dl, const double* d, const doub
       if (hbad[lev] != ULLONG_MAX)
         throw Error(flag::singular, tiny_pivot_message("one-shot solver (chunked)", int(lev),
                                                        static_cast<long long>(hbad[lev])));
-    // no interior pivot failed (the check failed on the untouched initial value with a NaN scale): the final
-    // system's test below reports it, as on the CPU
+    // no interior pivot failed (a NaN scale with no interior pivots): the final system's test reports it
   }
   double t[4];
   const int k = pcr::tiny_factor(tiny_r, fin.data(), fin.data() + tiny_r, fin.data() + 2 * tiny_r, thr, t);
   if (k >= 0)
     throw Error(flag::singular, tiny_pivot_message("one-shot solver (chunked)", static_cast<int>(nlev), k));
+  // (a pageable host-to-device copy has read t before it returns)
   check_cuda(cudaMemcpyAsync(work.p + tiny_t, t, sizeof t, cudaMemcpyHostToDevice, st), "cudaMemcpyAsync H2D");
-  tiny_solve_kernel<<<1, 128, 0, st>>>(tiny_r, work.p + tiny_t, lev_arr(nlev, 3), tiny_r, 1);
-  check_launch("tridiag tiny_solve_kernel");  // (a pageable H2D copy has read t before it returns)
-  for (std::size_t lev = nlev; lev-- > 0;) {
-    double* dd = lev == 0 ? b : lev_arr(lev, 3);
+  chunk_tail_up_kernel<<<1, kTailThreads, 0, st>>>(plan, work.p + tiny_t);
+  check_launch("tridiag chunk_tail_up_kernel");
+  for (std::size_t lev = first_tail; lev-- > 0;) {
     chunk_up_kernel<<<blocks_for(sizes[lev]), kChunkThreads, 0, st>>>(
-        sizes[lev], level_in(lev, 0), level_in(lev, 1), level_in(lev, 2), dd, lev_arr(lev + 1, 3));
+        sizes[lev], level_in(lev, 0), level_in(lev, 1), level_in(lev, 2), level_in(lev, 3), lev_arr(lev + 1, 3));
     check_launch("tridiag chunk_up_kernel");
   }
 }
