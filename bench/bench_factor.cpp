@@ -1,7 +1,7 @@
 // bench_factor.cpp — end-to-end rate of analyse / factor / solve over a list of sparse problems.
 //
 // Usage: bench_factor [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json]
-//                     [--dgemm-n N] SPEC...
+//                     [--dgemm-n N] [--print-level P] SPEC...
 // SPEC is a Matrix Market file (plain or .gz) or a gen: spec (see ssids::load_symmetric), e.g.
 // gen:laplace3d:50. For each problem: read/generate (timed once), analyse (timed once), one warm-up
 // factorization, then R timed factorizations (median and min; the previous factors are released
@@ -59,6 +59,7 @@ struct Config {
   int repeat = 3;
   bool posdef = false;
   bool json = false;
+  int print_level = 0;  // Options::print_level (phase times of every factorization on stderr)
   int dgemm_n = 4000;  // 0: skip the reference
   int gpu_dgemm_n = 8192;  // 0: skip the GPU reference
   std::vector<std::string> specs;
@@ -187,6 +188,7 @@ Result run_problem(const std::string& spec, const Config& cfg) {
     ssids::Options opt;
     opt.backend = cfg.backend;
     opt.num_threads = cfg.threads;
+    opt.print_level = cfg.print_level;
     const ssids::Mode mode = cfg.posdef ? ssids::Mode::posdef : ssids::Mode::indefinite;
 
     ssids::Inform ainf;
@@ -293,7 +295,7 @@ void print_row(const Result& r, int w, double ref_gflops, double gpu_ref_gflops)
 
 void usage(const char* prog) {
   std::fprintf(stderr,
-               "usage: %s [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json] [--dgemm-n N] [--gpu-dgemm-n N] "
+               "usage: %s [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json] [--dgemm-n N] [--gpu-dgemm-n N] [--print-level P] "
                "SPEC...\n"
                "  SPEC: a Matrix Market file or gen:KIND:ARGS\n"
                "  --threads T   OpenMP threads for the library and the dgemm reference (default: OpenMP default)\n"
@@ -301,6 +303,7 @@ void usage(const char* prog) {
                "  --posdef      Cholesky (Mode::posdef) instead of LDL^T\n"
                "  --json        one JSON object per line instead of the table\n"
                "  --dgemm-n N   size of the dgemm reference (default 4000; 0 skips it)\n"
+               "  --print-level P  Options::print_level: phase times of every factorization on stderr (default 0)\n"
                "  --gpu-dgemm-n N  size of the cuBLAS dgemm reference for GPU rows (default 8192; 0 skips it)\n"
                "%s\n",
                prog, ssids::generator_help().c_str());
@@ -351,6 +354,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--dgemm-n" && has_value) {
       if (!parse_int(argv[++i], 0, &cfg.dgemm_n)) {
         std::fprintf(stderr, "--dgemm-n needs an integer >= 0\n");
+        return 2;
+      }
+    } else if (arg == "--print-level" && has_value) {
+      if (!parse_int(argv[++i], 0, &cfg.print_level)) {
+        std::fprintf(stderr, "--print-level needs an integer >= 0\n");
         return 2;
       }
     } else if (arg == "--posdef") {

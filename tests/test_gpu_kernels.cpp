@@ -279,7 +279,7 @@ DenseRun run_dense(Level& h, const DenseParams& prm, Gpu* g) {
   out.root_fallback.assign(nf, 0);
   for (int f = 0; f < nf; ++f) active[f] = h.fronts[f].p > 0;
   std::vector<WindowTask> wins;
-  std::vector<double> lt, sb, wbuf;
+  std::vector<double> lt, sb, wbuf, lines;
   std::vector<int> scr, q;
   std::vector<WindowResult> res;
   std::vector<FormWTask> formw;
@@ -331,7 +331,7 @@ DenseRun run_dense(Level& h, const DenseParams& prm, Gpu* g) {
 
   for (;;) {
     wins.clear();
-    long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0;
+    long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0, line_size = 0;
     for (int f = 0; f < nf; ++f) {
       if (!active[f]) continue;
       WindowTask t{};
@@ -343,8 +343,10 @@ DenseRun run_dense(Level& h, const DenseParams& prm, Gpu* g) {
       t.scr_off = scr_size;
       t.s_off = s_size;
       t.rb_begin = row_blocks;
+      t.line_off = line_size;
       lt_size += static_cast<long long>(h.fronts[f].m - t.k) * t.w;
-      scr_size += 3LL * (t.s + t.w);
+      scr_size += commit_scratch_ints(t.s, t.w);
+      line_size += commit_line_doubles(h.fronts[f].m, t.w);
       s_size += static_cast<long long>(t.w) * t.w;
       row_blocks += (h.fronts[f].m - t.k - t.w + apply_rows - 1) / apply_rows;
       wins.push_back(t);
@@ -356,6 +358,7 @@ DenseRun run_dense(Level& h, const DenseParams& prm, Gpu* g) {
     lt.assign(static_cast<std::size_t>(lt_size) + 1, 0.0);
     scr.assign(static_cast<std::size_t>(scr_size) + 1, -1);
     sb.assign(static_cast<std::size_t>(s_size) + 1, 0.0);
+    lines.assign(static_cast<std::size_t>(line_size) + 1, 0.0);
     res.assign(static_cast<std::size_t>(nt), WindowResult{});
     q.assign(2 * static_cast<std::size_t>(nt), -9);
     long long max_lt = 0;
@@ -402,16 +405,18 @@ DenseRun run_dense(Level& h, const DenseParams& prm, Gpu* g) {
       g->put(res);
       g->put(q);
       g->put(scr);
+      g->put(lines);
       launch_commit_window(g->dev(wins.data()), nt, max_lt, g->dev(h.fronts.data()), g->dev(h.f.data()),
                            g->dev(h.vars.data()), g->dev(h.d.data()), g->dev(lt.data()), g->dev(res.data()),
-                           g->dev(q.data()), g->dev(scr.data()), nullptr);
+                           g->dev(q.data()), g->dev(scr.data()), g->dev(lines.data()), nullptr);
       g->sync(step + " commit_window");
     });
     twin_commit_window(wins.data(), nt, max_lt, h.fronts.data(), h.f.data(), h.vars.data(), h.d.data(), lt.data(),
-                       res.data(), q.data(), scr.data());
+                       res.data(), q.data(), scr.data(), lines.data());
     ON_GPU({
       g->compare(step + " commit_window: accepted", q);
       g->compare(step + " commit_window: scratch", scr);
+      g->compare(step + " commit_window: line copies", lines);
       g->compare(step + " commit_window: fronts", h.f);
       g->compare(step + " commit_window: variables", h.vars);
       g->compare(step + " commit_window: D", h.d);

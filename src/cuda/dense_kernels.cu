@@ -10,9 +10,10 @@
 //    the front gets its multipliers L21 = F21 L11^{-T} D^{-1}; every multiplier is checked against 1/u
 //    and the leading pivots whose columns all pass are accepted (q of them; a 2x2 is never split).
 //    The front itself is not modified.
-//  commit_window: the accepted pivots are moved (symmetric transpositions of the whole front) to positions
-//    k.., followed by the earlier failed candidates and the window's failed ones, which keep their
-//    original values (restored for free); the accepted columns are written from the scratch.
+//  commit_window: the accepted pivots are moved to positions k.. (a symmetric permutation of the front that
+//    moves at most 2q positions: the accepted ones and the candidates they displace, through copies of
+//    their old lines, over many blocks); the failed candidates keep their original values (restored for
+//    free); the accepted columns are written from the scratch.
 //  form_w + update: the remaining fully summed columns get C -= L W^T with W = L D (update_kernel).
 // Windows sweep the candidates from left to right (failed ones are left behind, s grows); a new sweep over
 // the failed ones starts when the last one made progress, else the front is finished and they are delayed
@@ -120,6 +121,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
   __shared__ double S[W][W + 1];  // S[r][c]; column c of a processed pivot holds l(r, c) for later rows
   __shared__ int processed[W], order[W], pos_of[W];
   __shared__ double D[2 * W + 2];
+  __shared__ double L1[W], L2[W];  // multipliers of the current pivot's column(s), one per row
   __shared__ int npiv, stop_pos, fail_pos, fail_local;
   __shared__ int sh_kind, sh_t1, sh_t2;
 
@@ -202,14 +204,18 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
         D[2 * np + 1] = 0.0;
       }
     } else if (kind == 1) {
+      // the multipliers once per row (one division each), then the rank-1 update with them
       const double d = S[t1][t1];
+      for (int r = threadIdx.x; r < w; r += blockDim.x)
+        if (!processed[r] && r != t1) L1[r] = S[r][t1] / d;
+      __syncthreads();
       for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
         const int r = e % w, c = e / w;
-        if (r != t1 && c != t1 && !processed[r] && !processed[c]) S[r][c] -= (S[r][t1] / d) * S[c][t1];
+        if (r != t1 && c != t1 && !processed[r] && !processed[c]) S[r][c] -= L1[r] * S[c][t1];
       }
       __syncthreads();
       for (int r = threadIdx.x; r < w; r += blockDim.x)
-        if (!processed[r] && r != t1) S[r][t1] = S[r][t1] / d;
+        if (!processed[r] && r != t1) S[r][t1] = L1[r];
       if (threadIdx.x == 0) {
         D[2 * np] = d;
         D[2 * np + 1] = 0.0;
@@ -217,20 +223,24 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
     } else {
       double i11, i21, i22;
       two_by_two_inverse(S[t1][t1], S[t2][t1], S[t2][t2], i11, i21, i22);
+      for (int r = threadIdx.x; r < w; r += blockDim.x) {
+        if (!processed[r] && r != t1 && r != t2) {
+          const double a = S[r][t1], b = S[r][t2];
+          L1[r] = a * i11 + b * i21;
+          L2[r] = a * i21 + b * i22;
+        }
+      }
+      __syncthreads();
       for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
         const int r = e % w, c = e / w;
-        if (r != t1 && r != t2 && c != t1 && c != t2 && !processed[r] && !processed[c]) {
-          const double a = S[r][t1], b = S[r][t2];
-          const double l1 = a * i11 + b * i21, l2 = a * i21 + b * i22;
-          S[r][c] -= l1 * S[c][t1] + l2 * S[c][t2];
-        }
+        if (r != t1 && r != t2 && c != t1 && c != t2 && !processed[r] && !processed[c])
+          S[r][c] -= L1[r] * S[c][t1] + L2[r] * S[c][t2];
       }
       __syncthreads();
       for (int r = threadIdx.x; r < w; r += blockDim.x) {
         if (!processed[r] && r != t1 && r != t2) {
-          const double a = S[r][t1], b = S[r][t2];
-          S[r][t1] = a * i11 + b * i21;
-          S[r][t2] = a * i21 + b * i22;
+          S[r][t1] = L1[r];
+          S[r][t2] = L2[r];
         }
       }
       if (threadIdx.x == 0) {
@@ -296,7 +306,9 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
 
 // grid: one block per apply_rows rows of a front. Every row of the front outside the window gets its
 // multipliers L21 = F21 L11^{-T} D^{-1} by forward substitution in pivot order, using the window's
-// factorized block; each is checked against 1/u.
+// factorized block; each is checked against 1/u. The row's entries are held in registers in pivot order
+// (xp[j] is the entry of the j-th pivot's column), so every loop over them is unrolled with constant
+// indices; the operations and their order are those of a right-looking substitution (as the CPU twin).
 __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTask* tasks, int ntasks,
                                                                   const FrontDesc* fronts, const double* fbuf,
                                                                   double* lt_buf, const double* sbuf,
@@ -316,46 +328,55 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
   const long long ldt = m - t.k;
   double* lt = lt_buf + t.lt_off;
   WindowResult& r = res[lo];
-  __shared__ double S[W][W + 1];
-  __shared__ int order[W], pos_of[W];
+  __shared__ double Lp[W][W + 1];  // Lp[j][pc]: multiplier of the j-th pivot's column in the pc-th pivot's column
+  __shared__ int order[W];
   __shared__ double D[2 * W + 2];
   __shared__ int np_s;
   const double* sg = sbuf + t.s_off;
-  for (int e = threadIdx.x; e < w * w; e += blockDim.x) S[e % w][e / w] = sg[e];
-  for (int c = threadIdx.x; c < W; c += blockDim.x) {
-    order[c] = r.order[c];
-    pos_of[c] = r.pos_of[c];
-  }
+  for (int c = threadIdx.x; c < W; c += blockDim.x) order[c] = r.order[c];
   for (int e = threadIdx.x; e < 2 * W + 2; e += blockDim.x) D[e] = r.d[e];
   if (threadIdx.x == 0) np_s = r.np;
   __syncthreads();
   const int np = np_s;
+  for (int e = threadIdx.x; e < np * np; e += blockDim.x) {
+    const int j = e % np, pc = e / np;
+    Lp[j][pc] = sg[order[j] + order[pc] * w];
+  }
+  __syncthreads();
   const long long nrows_other = ldt - w;
   const long long rr = (b - t.rb_begin) * apply_rows + threadIdx.x;
   if (rr >= nrows_other) return;
   const long long rel = rr < t.s ? rr : rr + w;  // relative to k
   const long long row = t.k + rel;
-  double x[W];
-  for (int a = 0; a < w; ++a) x[a] = sym_at(F, m, row, base + a);
+  double xp[W];
+#pragma unroll
+  for (int j = 0; j < W; ++j) xp[j] = j < np ? sym_at(F, m, row, base + order[j]) : 0.0;
   int first_bad = W;
-  for (int pc = 0; pc < np;) {
-    const int c1 = order[pc];
+  bool second = false;  // pc is the second column of a 2x2 pivot
+#pragma unroll
+  for (int pc = 0; pc < W; ++pc) {
+    if (pc >= np) break;
+    if (second) {
+      second = false;
+      continue;
+    }
     if (D[2 * pc + 1] != 0.0) {
-      const int c2 = order[pc + 1];
       double i11, i21, i22;
       two_by_two_inverse(D[2 * pc], D[2 * pc + 1], D[2 * pc + 2], i11, i21, i22);
-      const double x1 = x[c1], x2 = x[c2];
-      for (int c = 0; c < w; ++c)
-        if (pos_of[c] > pc + 1) x[c] -= x1 * S[c][c1] + x2 * S[c][c2];
+      const double x1 = xp[pc], x2 = pc + 1 < W ? xp[pc + 1] : 0.0;
+#pragma unroll
+      for (int j = pc + 2; j < W; ++j)
+        if (j < np) xp[j] -= x1 * Lp[j][pc] + x2 * Lp[j][pc + 1];
       const double l1 = x1 * i11 + x2 * i21, l2 = x1 * i21 + x2 * i22;
       lt[rel + pc * ldt] = l1;
       lt[rel + (pc + 1) * ldt] = l2;
       if (first_bad == W && !(multiplier_ok(l1, prm.u) && multiplier_ok(l2, prm.u))) first_bad = pc;
-      pc += 2;
+      second = true;
     } else {
-      const double x1 = x[c1];
-      for (int c = 0; c < w; ++c)
-        if (pos_of[c] > pc) x[c] -= x1 * S[c][c1];
+      const double x1 = xp[pc];
+#pragma unroll
+      for (int j = pc + 1; j < W; ++j)
+        if (j < np) xp[j] -= x1 * Lp[j][pc];
       const double d = D[2 * pc];
       const double l = d != 0.0 ? x1 / d : 0.0;
       lt[rel + pc * ldt] = l;
@@ -363,15 +384,22 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
       // window's part of it (a zero diagonal block of a KKT matrix is not a zero column)
       const bool ok = d != 0.0 ? multiplier_ok(l, prm.u) : !(fabs(x1) >= prm.small);
       if (first_bad == W && !ok) first_bad = pc;
-      pc += 1;
     }
   }
   if (first_bad < W) atomicMin(&r.fail_pos, first_bad);
 }
 
-__global__ void __launch_bounds__(256) commit_window_kernel(const WindowTask* tasks, const FrontDesc* fronts,
-                                                            double* fbuf, int* vars, double* dbuf, const double* lt_buf,
-                                                            const WindowResult* res, int* q_out, int* scratch_buf) {
+// commit, first launch (one block per task): the number q of pivots accepted (the leading ones that passed;
+// a 2x2 is never split), the permutation of positions [k, k + s + w) that brings them to k.. in pivot order,
+// the moved variables and D. The permutation moves as little as it can: position t < q takes the t-th
+// accepted pivot; a candidate it displaces (a non-accepted column at a position < q, in ascending order) goes
+// to the place an accepted pivot left at a position >= q (ascending); every other position keeps its column.
+// So at most 2q positions move, whatever the number s of earlier failed candidates.
+// Scratch (commit_scratch_ints): src[len] (new position t holds old src[t]), mv[len] (moved positions,
+// ascending; nm of them), inv[len] (inv[i]: index in mv of src[mv[i]]), nm.
+__global__ void __launch_bounds__(256) commit_prepare_kernel(const WindowTask* tasks, const FrontDesc* fronts,
+                                                             int* vars, double* dbuf, const WindowResult* res,
+                                                             int* q_out, int* scratch_buf) {
   const WindowTask t = tasks[blockIdx.x];
   const WindowResult& r = res[blockIdx.x];
   int q = min(r.np, min(r.fail_pos, r.stop_pos));
@@ -382,28 +410,110 @@ __global__ void __launch_bounds__(256) commit_window_kernel(const WindowTask* ta
   }
   if (q == 0) return;
   const FrontDesc f = fronts[t.front];
-  double* F = fbuf + f.off;
-  const long long m = f.m;
-  const int len = t.s + t.w;
+  const int len = t.s + t.w, s = t.s;
   int* src = scratch_buf + t.scr_off;
-  int* pos = src + len;
-  int* at = pos + len;
-  const int* order = r.order;
+  int* mv = src + len;
+  int* inv = mv + len;
   __shared__ int accepted[W];
+  __shared__ int nm_s;
+  __shared__ int old_vars[2 * W];
   for (int a = threadIdx.x; a < W; a += blockDim.x) accepted[a] = 0;
+  for (int e = threadIdx.x; e < len; e += blockDim.x) src[e] = e;
   __syncthreads();
-  for (int pc = threadIdx.x; pc < q; pc += blockDim.x) accepted[order[pc]] = 1;
+  for (int pc = threadIdx.x; pc < q; pc += blockDim.x) accepted[r.order[pc]] = 1;
   __syncthreads();
   if (threadIdx.x == 0) {
-    int n = 0;
-    for (int pc = 0; pc < q; ++pc) src[n++] = t.s + order[pc];
-    for (int e = 0; e < t.s; ++e) src[n++] = e;
-    for (int a = 0; a < t.w; ++a)
-      if (!accepted[a]) src[n++] = t.s + a;
+    for (int pc = 0; pc < q; ++pc) src[pc] = s + r.order[pc];
+    int a = 0;
+    for (int e = 0; e < q; ++e) {
+      if (e >= s && accepted[e - s]) continue;  // an accepted pivot: its new place is set above
+      while (!(accepted[a] && s + a >= q)) ++a;  // the next place left by an accepted pivot at >= q
+      src[s + a] = e;
+      ++a;
+    }
+    int nm = 0;
+    for (int e = 0; e < q; ++e)
+      if (src[e] != e) mv[nm++] = e;
+    for (int b = max(0, q - s); b < t.w; ++b)
+      if (src[s + b] != s + b) mv[nm++] = s + b;
+    for (int i = 0; i < nm; ++i) {  // mv is ascending: binary search for the source's index
+      const int want = src[mv[i]];
+      int lo = 0, hi = nm - 1;
+      while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (mv[mid] < want) lo = mid + 1;
+        else hi = mid;
+      }
+      inv[i] = lo;
+    }
+    src[3 * len] = nm;
+    nm_s = nm;
   }
   __syncthreads();
-  permute_positions(F, m, vars + f.var_off, t.k, len, src, pos, at);
+  const int nm = nm_s;
+  int* fv = vars + f.var_off + t.k;
+  for (int i = threadIdx.x; i < nm; i += blockDim.x) old_vars[i] = fv[mv[i]];
+  __syncthreads();
+  for (int i = threadIdx.x; i < nm; i += blockDim.x) fv[mv[i]] = old_vars[inv[i]];
   for (int e = threadIdx.x; e < 2 * q; e += blockDim.x) dbuf[f.d_off + 2 * t.k + e] = r.d[e];
+}
+
+// commit, second launch, grid (tasks, spread): the old line (row and column of the symmetric front, all m
+// entries) of every moved position, into the line scratch.
+__global__ void commit_lines_kernel(const WindowTask* tasks, const FrontDesc* fronts, const double* fbuf,
+                                    const int* q_in, const int* scratch_buf, double* line_buf) {
+  const WindowTask t = tasks[blockIdx.x];
+  if (q_in[2 * blockIdx.x] == 0) return;
+  const FrontDesc f = fronts[t.front];
+  const double* F = fbuf + f.off;
+  const long long m = f.m;
+  const int len = t.s + t.w;
+  const int* src = scratch_buf + t.scr_off;
+  const int* mv = src + len;
+  const long long nm = src[3 * len];
+  double* lines = line_buf + t.line_off;
+  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
+  for (long long e = first; e < nm * m; e += stride) {
+    const long long i = e / m, x = e % m;
+    lines[e] = sym_at(F, m, t.k + mv[i], x);
+  }
+}
+
+// commit, third launch, grid (tasks, spread): the new lines of the moved positions, from the copies. Entry
+// (P, x) of moved position P takes old (src(P), src(x)); when both are moved it is written once (by the larger);
+// entries of the accepted columns on or below the diagonal are left to write_window_l_kernel.
+__global__ void commit_scatter_kernel(const WindowTask* tasks, const FrontDesc* fronts, double* fbuf,
+                                      const int* q_in, const int* scratch_buf, const double* line_buf) {
+  const WindowTask t = tasks[blockIdx.x];
+  const int q = q_in[2 * blockIdx.x];
+  if (q == 0) return;
+  const FrontDesc f = fronts[t.front];
+  double* F = fbuf + f.off;
+  const long long m = f.m, k = t.k;
+  const int len = t.s + t.w;
+  const int* src = scratch_buf + t.scr_off;
+  const int* mv = src + len;
+  const int* inv = mv + len;
+  const long long nm = src[3 * len];
+  const double* lines = line_buf + t.line_off;
+  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
+  for (long long e = first; e < nm * m; e += stride) {
+    const long long i = e / m, x = e % m;
+    const long long P = k + mv[i];
+    long long xs = x;
+    bool xmoved = false;
+    if (x >= k && x < k + len) {
+      const int sx = src[x - k];
+      xmoved = sx != x - k;
+      xs = k + sx;
+    }
+    if (xmoved && x > P) continue;
+    const long long c = P < x ? P : x, rr = P < x ? x : P;
+    if (c >= k && c < k + q) continue;
+    F[rr + c * m] = lines[static_cast<long long>(inv[i]) * m + xs];
+  }
 }
 
 // grid: (tasks, spread). After commit_window: the accepted columns are written from the scratch (rows
@@ -543,11 +653,16 @@ void launch_apply_window(const WindowTask* tasks, int ntasks, long long nblocks,
 
 void launch_commit_window(const WindowTask* tasks, int ntasks, long long max_entries, const FrontDesc* fronts,
                           double* fbuf, int* vars, double* dbuf, const double* lt, const WindowResult* res, int* q,
-                          int* scratch, cudaStream_t s) {
+                          int* scratch, double* lines, cudaStream_t s) {
   if (ntasks == 0) return;
-  commit_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lt, res, q, scratch);
-  check_launch("commit_window_kernel");
+  commit_prepare_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, vars, dbuf, res, q, scratch);
+  check_launch("commit_prepare_kernel");
   const int spread = static_cast<int>(std::max(1LL, std::min(1024LL, max_entries / (256 * 16))));
+  const int spread2 = static_cast<int>(std::max(1LL, std::min(1024LL, 2 * max_entries / (256 * 16))));
+  commit_lines_kernel<<<dim3(ntasks, spread2), 256, 0, s>>>(tasks, fronts, fbuf, q, scratch, lines);
+  check_launch("commit_lines_kernel");
+  commit_scatter_kernel<<<dim3(ntasks, spread2), 256, 0, s>>>(tasks, fronts, fbuf, q, scratch, lines);
+  check_launch("commit_scatter_kernel");
   write_window_l_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, lt, q, scratch);
   check_launch("write_window_l_kernel");
 }

@@ -246,7 +246,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   dval.upload(val, static_cast<size_t>(sym.nnz_in), st);
   if (scale) dscale.upload(scale, static_cast<size_t>(sym.n), st);
 
-  DeviceBuffer<double> dF, dDlev, dCBprev, dCBcur, dLt, dS, dW, dL, dDs;
+  DeviceBuffer<double> dF, dDlev, dCBprev, dCBcur, dLt, dS, dW, dL, dDs, dLines;
   DeviceBuffer<int> dVars, dScr, dQ, dRows;
   DeviceBuffer<WindowResult> dRes;
   DeviceBuffer<FrontDesc> dFronts;
@@ -367,7 +367,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     for (index_t f = 0; f < nf; ++f) active[f] = fronts[f].p > 0;
     for (;;) {
       wins.clear();
-      long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0;
+      long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0, line_size = 0;
       for (index_t f = 0; f < nf; ++f) {
         if (!active[f]) continue;
         WindowTask t;
@@ -379,8 +379,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         t.scr_off = scr_size;
         t.s_off = s_size;
         t.rb_begin = row_blocks;
+        t.line_off = line_size;
         lt_size += static_cast<long long>(fronts[f].m - t.k) * t.w;
-        scr_size += 3LL * (t.s + t.w);
+        scr_size += commit_scratch_ints(t.s, t.w);
+        line_size += commit_line_doubles(fronts[f].m, t.w);
         s_size += static_cast<long long>(t.w) * t.w;
         row_blocks += (fronts[f].m - t.k - t.w + apply_rows - 1) / apply_rows;
         wins.push_back(t);
@@ -391,6 +393,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       dLt.reserve_discard(static_cast<size_t>(lt_size));
       dScr.reserve_discard(static_cast<size_t>(scr_size));
       dS.reserve_discard(static_cast<size_t>(s_size));
+      dLines.reserve_discard(static_cast<size_t>(line_size));
       dRes.reserve_discard(static_cast<size_t>(nt));
       dQ.reserve_discard(2 * static_cast<size_t>(nt));
       const bool detail_times = options.print_level >= 2;
@@ -402,7 +405,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       long long max_lt = 0;
       for (const auto& t : wins) max_lt = std::max(max_lt, static_cast<long long>(fronts[t.front].m - t.k) * t.w);
       launch_commit_window(dWin.get(), nt, max_lt, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dLt.get(), dRes.get(),
-                           dQ.get(), dScr.get(), st);
+                           dQ.get(), dScr.get(), dLines.get(), st);
       if (detail_times) ev_w3.record(st);
       qhost.resize(2 * static_cast<size_t>(nt));
       check_cuda(cudaMemcpyAsync(qhost.data(), dQ.get(), qhost.size() * sizeof(int), cudaMemcpyDeviceToHost, st),

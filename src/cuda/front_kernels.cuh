@@ -31,11 +31,13 @@ void launch_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* 
 void launch_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
                          const double* fbuf, double* lt, const double* sbuf, WindowResult* res, DenseParams prm,
                          cudaStream_t s);
-/// Accepts the leading pivots that passed (q, written to q[2i]; posdef failure column to q[2i+1]).
-/// max_entries: the largest (m - k) * w over the tasks (spreads the write of L over many blocks).
+/// Accepts the leading pivots that passed (q, written to q[2i]; posdef failure column to q[2i+1]) and moves
+/// them to positions k.. (at most 2q positions move). max_entries: the largest (m - k) * w over the tasks
+/// (spreads the moves and the write of L over many blocks). scratch: commit_scratch_ints per task (at
+/// scr_off); lines: commit_line_doubles per task (at line_off).
 void launch_commit_window(const WindowTask* tasks, int ntasks, long long max_entries, const FrontDesc* fronts,
                           double* fbuf, int* vars, double* dbuf, const double* lt, const WindowResult* res, int* q,
-                          int* scratch, cudaStream_t s);
+                          int* scratch, double* lines, cudaStream_t s);
 /// max_entries: the largest nrow * q over the tasks (spreads big tasks over many blocks).
 void launch_form_w(const FormWTask* tasks, int ntasks, long long max_entries, cudaStream_t s);
 void launch_update(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s);

@@ -49,7 +49,15 @@ struct WindowTask {
   long long scr_off;   ///< offset of the front's integer scratch (3 * (s + w) ints)
   long long s_off;     ///< offset of the window's factorized block (w x w doubles) in the S scratch
   long long rb_begin;  ///< first row block of this task in the apply_window launch
+  long long line_off;  ///< offset of the commit's copies of the moved lines (commit_line_doubles) in their scratch
 };
+
+/// Integer scratch of one commit (ints at scr_off): the permutation src of the s + w positions, the moved
+/// positions, for each moved position the index of its source's line, and the number of moved positions.
+inline long long commit_scratch_ints(int s, int w) { return 3LL * (s + w) + 1; }
+/// Double scratch of one commit (at line_off): at most 2w positions move (the accepted pivots and the
+/// candidates they displace), each with its old line of m entries.
+inline long long commit_line_doubles(int m, int w) { return 2LL * w * m; }
 
 /// What factor_window found, completed by apply_window (fail_pos) and read by commit_window.
 struct WindowResult {

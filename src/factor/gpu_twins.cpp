@@ -415,8 +415,8 @@ void twin_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, c
 
 void twin_commit_window(const WindowTask* tasks, int ntasks, long long, const FrontDesc* fronts, double* fbuf,
                         int* vars, double* dbuf, const double* lt_buf, const WindowResult* res, int* q_out,
-                        int* scratch_buf) {
-  // commit_window_kernel
+                        int* scratch_buf, double* line_buf) {
+  // commit_prepare_kernel
   for (int b = 0; b < ntasks; ++b) {
     const WindowTask t = tasks[b];
     const WindowResult& r = res[b];
@@ -426,23 +426,79 @@ void twin_commit_window(const WindowTask* tasks, int ntasks, long long, const Fr
     q_out[2 * b + 1] = (r.stop_pos != W && q == r.stop_pos) ? r.fail_local : -1;
     if (q == 0) continue;
     const FrontDesc f = fronts[t.front];
-    double* F = fbuf + f.off;
-    const long long m = f.m;
-    const int len = t.s + t.w;
+    const int len = t.s + t.w, s = t.s;
     int* src = scratch_buf + t.scr_off;
-    int* pos = src + len;
-    int* at = pos + len;
+    int* mv = src + len;
+    int* inv = mv + len;
     int accepted[W] = {};
+    for (int e = 0; e < len; ++e) src[e] = e;
     for (int pc = 0; pc < q; ++pc) accepted[r.order[pc]] = 1;
-    int n = 0;
-    for (int pc = 0; pc < q; ++pc) src[n++] = t.s + r.order[pc];
-    for (int e = 0; e < t.s; ++e) src[n++] = e;
-    for (int a = 0; a < t.w; ++a)
-      if (!accepted[a]) src[n++] = t.s + a;
-    permute_positions(F, m, vars + f.var_off, t.k, len, src, pos, at);
+    for (int pc = 0; pc < q; ++pc) src[pc] = s + r.order[pc];
+    int a = 0;
+    for (int e = 0; e < q; ++e) {
+      if (e >= s && accepted[e - s]) continue;
+      while (!(accepted[a] && s + a >= q)) ++a;
+      src[s + a] = e;
+      ++a;
+    }
+    int nm = 0;
+    for (int e = 0; e < q; ++e)
+      if (src[e] != e) mv[nm++] = e;
+    for (int c = std::max(0, q - s); c < t.w; ++c)
+      if (src[s + c] != s + c) mv[nm++] = s + c;
+    for (int i = 0; i < nm; ++i) inv[i] = static_cast<int>(std::lower_bound(mv, mv + nm, src[mv[i]]) - mv);
+    src[3 * len] = nm;
+    int* fv = vars + f.var_off + t.k;
+    int old_vars[2 * W];
+    for (int i = 0; i < nm; ++i) old_vars[i] = fv[mv[i]];
+    for (int i = 0; i < nm; ++i) fv[mv[i]] = old_vars[inv[i]];
     for (int e = 0; e < 2 * q; ++e) dbuf[f.d_off + 2 * t.k + e] = r.d[e];
   }
-  // write_window_l_kernel (a second launch: every commit is complete before it runs)
+  // commit_lines_kernel (every task's copies are complete before any scatter)
+  for (int b = 0; b < ntasks; ++b) {
+    const WindowTask t = tasks[b];
+    if (q_out[2 * b] == 0) continue;
+    const FrontDesc f = fronts[t.front];
+    const double* F = fbuf + f.off;
+    const long long m = f.m;
+    const int len = t.s + t.w;
+    const int* src = scratch_buf + t.scr_off;
+    const int* mv = src + len;
+    const long long nm = src[3 * len];
+    double* lines = line_buf + t.line_off;
+    for (long long e = 0; e < nm * m; ++e) lines[e] = sym_at(F, m, t.k + mv[e / m], e % m);
+  }
+  // commit_scatter_kernel
+  for (int b = 0; b < ntasks; ++b) {
+    const WindowTask t = tasks[b];
+    const int q = q_out[2 * b];
+    if (q == 0) continue;
+    const FrontDesc f = fronts[t.front];
+    double* F = fbuf + f.off;
+    const long long m = f.m, k = t.k;
+    const int len = t.s + t.w;
+    const int* src = scratch_buf + t.scr_off;
+    const int* mv = src + len;
+    const int* inv = mv + len;
+    const long long nm = src[3 * len];
+    const double* lines = line_buf + t.line_off;
+    for (long long e = 0; e < nm * m; ++e) {
+      const long long i = e / m, x = e % m;
+      const long long P = k + mv[i];
+      long long xs = x;
+      bool xmoved = false;
+      if (x >= k && x < k + len) {
+        const int sx = src[x - k];
+        xmoved = sx != x - k;
+        xs = k + sx;
+      }
+      if (xmoved && x > P) continue;
+      const long long c = std::min(P, x), rr = std::max(P, x);
+      if (c >= k && c < k + q) continue;
+      F[rr + c * m] = lines[static_cast<long long>(inv[i]) * m + xs];
+    }
+  }
+  // write_window_l_kernel (a fourth launch)
   for (int b = 0; b < ntasks; ++b) {
     const WindowTask t = tasks[b];
     const int q = q_out[2 * b];

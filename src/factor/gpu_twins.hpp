@@ -35,10 +35,10 @@ void twin_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fr
                         double* sbuf, WindowResult* res, DenseParams prm);
 void twin_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
                        const double* fbuf, double* lt, const double* sbuf, WindowResult* res, DenseParams prm);
-/// commit_window_kernel then write_window_l_kernel, as launch_commit_window does.
+/// commit_prepare, commit_lines, commit_scatter and write_window_l, as launch_commit_window does.
 void twin_commit_window(const WindowTask* tasks, int ntasks, long long max_entries, const FrontDesc* fronts,
                         double* fbuf, int* vars, double* dbuf, const double* lt, const WindowResult* res, int* q,
-                        int* scratch);
+                        int* scratch, double* lines);
 void twin_form_w(const FormWTask* tasks, int ntasks, long long max_entries);
 void twin_update(const UpdateTask* tasks, int ntasks, long long ntiles);
 void twin_copy_out(const CopyOutTask* tasks, int ntasks, int spread, const FrontDesc* fronts, const double* fbuf,
