@@ -3,6 +3,7 @@
 // exactly like the CPU path, with no atomics), and the copy-out of L, D and contribution blocks.
 #include "cuda/cuda_check.hpp"
 #include "cuda/front_kernels.cuh"
+#include "cuda/segment_walk.cuh"
 
 namespace ssids {
 namespace detail {
@@ -78,21 +79,18 @@ __global__ void copy_out_kernel(const CopyOutTask* tasks, const FrontDesc* front
   const FrontDesc f = fronts[t.front];
   const double* F = fbuf + f.off;
   const long long m = f.m;
-  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
-  for (long long e = first; e < m * t.nelim; e += stride) {
-    const long long i = e % m, j = e / m;
+  for_column_segments(t.nelim, m, [&](long long j, long long i) {
+    const long long e = i + j * m;
     lstore[t.l_off + e] = i < j ? 0.0 : F[e];
-  }
+  });
   if (blockIdx.y == 0) {
     for (int i = threadIdx.x; i < f.m; i += blockDim.x) rows_store[t.rows_off + i] = vars[f.var_off + i];
     for (int i = threadIdx.x; i < 2 * t.nelim; i += blockDim.x) dstore[t.dstore_off + i] = dbuf[f.d_off + i];
   }
   const long long mc = m - t.nelim;
-  for (long long e = first; e < mc * mc; e += stride) {
-    const long long i = e % mc, j = e / mc;
-    cb_cur[t.cb_off + e] = i >= j ? F[(t.nelim + i) + (t.nelim + j) * m] : 0.0;
-  }
+  for_column_segments(mc, mc, [&](long long j, long long i) {
+    cb_cur[t.cb_off + i + j * mc] = i >= j ? F[(t.nelim + i) + (t.nelim + j) * m] : 0.0;
+  });
 }
 
 }  // namespace

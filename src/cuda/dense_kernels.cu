@@ -25,6 +25,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/front_kernels.cuh"
+#include "cuda/segment_walk.cuh"
 #include "factor/pivot_tests.hpp"
 
 namespace ssids {
@@ -125,10 +126,11 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
   __shared__ int npiv, stop_pos, fail_pos, fail_local;
   __shared__ int sh_kind, sh_t1, sh_t2;
 
-  for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
-    const int r = e % w, c = e / w;
-    S[r][c] = sym_at(F, m, base + r, base + c);
-  }
+  // thread (r, c0) = (tid % 64, tid / 64) handles entries (r, c0 + 4 i) of the window: no integer division
+  const int tr = threadIdx.x & (W - 1), tc = threadIdx.x / W;
+  constexpr int cstep = 256 / W;
+  if (tr < w)
+    for (int c = tc; c < w; c += cstep) S[tr][c] = sym_at(F, m, base + tr, base + c);
   for (int c = threadIdx.x; c < W; c += blockDim.x) {
     processed[c] = 0;
     pos_of[c] = W;
@@ -147,8 +149,10 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
     __syncthreads();
     if (!more) break;
     if (threadIdx.x < 32) {
-      int i = 0;
-      while (processed[i]) ++i;  // leftmost unprocessed (same in every lane)
+      // leftmost unprocessed (same in every lane; columns >= w are never processed)
+      const unsigned lo_free = __ballot_sync(0xffffffffu, !processed[threadIdx.x]);
+      const unsigned hi_free = __ballot_sync(0xffffffffu, !processed[threadIdx.x + 32]);
+      const int i = lo_free ? __ffs(lo_free) - 1 : 32 + __ffs(hi_free) - 1;
       double best = -1.0;
       int bj = -1;
       for (int r = threadIdx.x; r < w; r += 32) {
@@ -209,10 +213,9 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
       for (int r = threadIdx.x; r < w; r += blockDim.x)
         if (!processed[r] && r != t1) L1[r] = S[r][t1] / d;
       __syncthreads();
-      for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
-        const int r = e % w, c = e / w;
-        if (r != t1 && c != t1 && !processed[r] && !processed[c]) S[r][c] -= L1[r] * S[c][t1];
-      }
+      if (tr < w && tr != t1 && !processed[tr])
+        for (int c = tc; c < w; c += cstep)
+          if (c != t1 && !processed[c]) S[tr][c] -= L1[tr] * S[c][t1];
       __syncthreads();
       for (int r = threadIdx.x; r < w; r += blockDim.x)
         if (!processed[r] && r != t1) S[r][t1] = L1[r];
@@ -231,11 +234,9 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
         }
       }
       __syncthreads();
-      for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
-        const int r = e % w, c = e / w;
-        if (r != t1 && r != t2 && c != t1 && c != t2 && !processed[r] && !processed[c])
-          S[r][c] -= L1[r] * S[c][t1] + L2[r] * S[c][t2];
-      }
+      if (tr < w && tr != t1 && tr != t2 && !processed[tr])
+        for (int c = tc; c < w; c += cstep)
+          if (c != t1 && c != t2 && !processed[c]) S[tr][c] -= L1[tr] * S[c][t1] + L2[tr] * S[c][t2];
       __syncthreads();
       for (int r = threadIdx.x; r < w; r += blockDim.x) {
         if (!processed[r] && r != t1 && r != t2) {
@@ -269,16 +270,16 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
   const int np = npiv;
 
   // multipliers inside the window (rows processed after their pivot column)
-  for (int e = threadIdx.x; e < w * w; e += blockDim.x) {
-    const int a = e % w, pc = e / w;
-    if (pc >= np || pos_of[a] <= pc) continue;
+  for (int pc = tc; pc < np && tr < w; pc += cstep) {
+    const int a = tr;
+    if (pos_of[a] <= pc) continue;
     const bool partner = D[2 * pc + 1] != 0.0 && pc + 1 < np && order[pc + 1] == a;
     const double l = partner ? 0.0 : S[a][order[pc]];
     if (!multiplier_ok(l, prm.u)) atomicMin(&fail_pos, pc);
   }
   // window rows of the scratch L: row of window column a (relative row s + a)
-  for (int e = threadIdx.x; e < w * np; e += blockDim.x) {
-    const int a = e % w, pc = e / w;
+  for (int pc = tc; pc < np && tr < w; pc += cstep) {
+    const int a = tr;
     double l;
     const int pa = pos_of[a];
     if (pc > pa) l = 0.0;
@@ -301,7 +302,8 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
   }
   for (int e = threadIdx.x; e < 2 * W + 2; e += blockDim.x) out.d[e] = e < 2 * np ? D[e] : 0.0;
   double* sg = sbuf + t.s_off;
-  for (int e = threadIdx.x; e < w * w; e += blockDim.x) sg[e] = S[e % w][e / w];
+  if (tr < w)
+    for (int c = tc; c < w; c += cstep) sg[tr + c * w] = S[tr][c];
 }
 
 // grid: one block per apply_rows rows of a front. Every row of the front outside the window gets its
@@ -472,12 +474,7 @@ __global__ void commit_lines_kernel(const WindowTask* tasks, const FrontDesc* fr
   const int* mv = src + len;
   const long long nm = src[3 * len];
   double* lines = line_buf + t.line_off;
-  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
-  for (long long e = first; e < nm * m; e += stride) {
-    const long long i = e / m, x = e % m;
-    lines[e] = sym_at(F, m, t.k + mv[i], x);
-  }
+  for_column_segments(nm, m, [&](long long i, long long x) { lines[i * m + x] = sym_at(F, m, t.k + mv[i], x); });
 }
 
 // commit, third launch, grid (tasks, spread): the new lines of the moved positions, from the copies. Entry
@@ -497,10 +494,7 @@ __global__ void commit_scatter_kernel(const WindowTask* tasks, const FrontDesc* 
   const int* inv = mv + len;
   const long long nm = src[3 * len];
   const double* lines = line_buf + t.line_off;
-  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
-  for (long long e = first; e < nm * m; e += stride) {
-    const long long i = e / m, x = e % m;
+  for_column_segments(nm, m, [&](long long i, long long x) {
     const long long P = k + mv[i];
     long long xs = x;
     bool xmoved = false;
@@ -509,11 +503,11 @@ __global__ void commit_scatter_kernel(const WindowTask* tasks, const FrontDesc* 
       xmoved = sx != x - k;
       xs = k + sx;
     }
-    if (xmoved && x > P) continue;
+    if (xmoved && x > P) return;
     const long long c = P < x ? P : x, rr = P < x ? x : P;
-    if (c >= k && c < k + q) continue;
+    if (c >= k && c < k + q) return;
     F[rr + c * m] = lines[static_cast<long long>(inv[i]) * m + xs];
-  }
+  });
 }
 
 // grid: (tasks, spread). After commit_window: the accepted columns are written from the scratch (rows
@@ -530,14 +524,11 @@ __global__ void write_window_l_kernel(const WindowTask* tasks, const FrontDesc* 
   const int* src = scratch_buf + t.scr_off;
   const long long ldt = m - t.k;
   const double* lt = lt_buf + t.lt_off;
-  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
-  for (long long e = first; e < ldt * q; e += stride) {
-    const long long i = e % ldt, pc = e / ldt;
-    if (i < pc) continue;
+  for_column_segments(q, ldt, [&](long long pc, long long i) {
+    if (i < pc) return;
     const long long srow = i < len ? src[i] : i;
     F[(t.k + i) + (t.k + pc) * m] = lt[srow + pc * ldt];
-  }
+  });
 }
 
 __global__ void permute_range_kernel(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch) {
@@ -548,10 +539,8 @@ __global__ void permute_range_kernel(const FrontDesc* front, double* fbuf, int* 
 // grid: (tasks, spread); the entries of a task are spread over the blocks of grid dimension y.
 __global__ void form_w_kernel(const FormWTask* tasks) {
   const FormWTask t = tasks[blockIdx.x];
-  const long long first = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.y) * blockDim.x;
-  for (long long e = first; e < static_cast<long long>(t.nrow) * t.q; e += stride) {
-    const int r = static_cast<int>(e % t.nrow), j = static_cast<int>(e / t.nrow);
+  for_column_segments(t.q, t.nrow, [&](long long jj, long long r) {
+    const int j = static_cast<int>(jj);
     const double* l = t.l + r;
     double v;
     if (t.d[2 * j + 1] != 0.0) {  // first of a 2x2
@@ -561,8 +550,8 @@ __global__ void form_w_kernel(const FormWTask* tasks) {
     } else {
       v = l[static_cast<long long>(j) * t.ldl] * t.d[2 * j];
     }
-    t.w[e] = v;
-  }
+    t.w[r + jj * t.nrow] = v;
+  });
 }
 
 // One 64x64 lower tile of C -= L W^T per block; 256 threads, 4x4 entries each; inner dimension in

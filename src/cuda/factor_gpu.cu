@@ -177,33 +177,58 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dupd, 
   launch_update(dupd.get(), static_cast<int>(small.size()), ntiles, st);
 }
 
+/// Largest per-level sizes of the buffers the level loop uses (before delays).
+struct LevelPlan {
+  long long fronts = 0;  ///< sum of m^2 over a level's fronts
+  long long cbs = 0;     ///< sum of (m - ncol)^2 (the level's contribution blocks)
+  long long cb_pair = 0; ///< the largest sum of two consecutive levels' contribution blocks
+  long long rows = 0;    ///< sum of m
+  long long w = 0;       ///< sum of (m - ncol) * ncol + 64 * ncol (W of the contribution and window updates)
+  long long nf = 0;      ///< fronts
+};
+
+LevelPlan level_plan(const Symbolic& sym) {
+  LevelPlan pl;
+  long long cb_prev = 0;
+  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
+    long long fronts = 0, cbs = 0, rows = 0, w = 0;
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const long long m = sym.nrow(sym.level_nodes[k]), p = sym.ncol(sym.level_nodes[k]), c = m - p;
+      fronts += m * m;
+      cbs += c * c;
+      rows += m;
+      w += c * p + 64 * p;
+    }
+    pl.fronts = std::max(pl.fronts, fronts);
+    pl.cbs = std::max(pl.cbs, cbs);
+    pl.cb_pair = std::max(pl.cb_pair, cbs + cb_prev);
+    pl.rows = std::max(pl.rows, rows);
+    pl.w = std::max(pl.w, w);
+    pl.nf = std::max<long long>(pl.nf, sym.level_ptr[lev + 1] - sym.level_ptr[lev]);
+    cb_prev = cbs;
+  }
+  return pl;
+}
+
 /// The memory plan: L with 10% slack for delayed pivots (as SPRAL), the largest level's fronts and two
 /// levels' contribution blocks (the buffers of consecutive levels), the values and the analysis' maps.
 /// Checked against the device's free memory before anything big is allocated, so that a problem too large
 /// for the GPU fails at once with a clear message (Error(allocation), flag -50) instead of half-way.
 /// Buffers still grow between levels when delays outgrow the plan; a real out-of-memory then is the same
-/// error with the CUDA message.
-void check_device_memory(const Symbolic& sym, long long l_guess) {
-  long long front_max = 0, cb_max = 0, cb_prev = 0;
-  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
-    long long fronts = 0, cbs = 0;
-    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
-      const long long m = sym.nrow(sym.level_nodes[k]), c = m - sym.ncol(sym.level_nodes[k]);
-      fronts += m * m;
-      cbs += c * c;
-    }
-    front_max = std::max(front_max, fronts);
-    cb_max = std::max(cb_max, cbs + cb_prev);
-    cb_prev = cbs;
-  }
-  const double need = 8.0 * (static_cast<double>(l_guess) + front_max + cb_max + sym.nnz_in) +
+/// error with the CUDA message. Returns whether the level loop's work buffers (scratch of the window steps,
+/// W) fit as well with their 10% slack: then they are allocated once, before the loop.
+bool check_device_memory(const Symbolic& sym, const LevelPlan& pl, long long l_guess) {
+  const double need = 8.0 * (static_cast<double>(l_guess) + pl.fronts + pl.cb_pair + sym.nnz_in) +
                       4.0 * (static_cast<double>(sym.rlist.size()) * 2 + sym.amap.size() * 3);
+  const double work = 8.0 * 1.1 * (static_cast<double>(pl.rows) * (64 + 128 + 2) + pl.w + 4096.0 * pl.nf) +
+                      4.0 * 1.1 * (4.0 * pl.rows + pl.nf) + 8.0 * 0.1 * (pl.fronts + 2.0 * pl.cbs);
   std::size_t free_b = 0, total_b = 0;
   check_cuda(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
   if (need > static_cast<double>(free_b))
     throw Error(flag::allocation, "the GPU factorization needs about " + std::to_string(need / (1 << 30)) +
                                       " GiB of device memory, only " + std::to_string(free_b / double(1 << 30)) +
                                       " GiB are free");
+  return need + work < 0.9 * static_cast<double>(free_b);
 }
 
 /// Per-node results kept on the host while levels are processed.
@@ -259,10 +284,24 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Vector<NodeInfo> info(sym.nsup);
   long long l_used = 0, rows_used = 0, d_used = 0;
   const long long l_guess = static_cast<long long>(sym.num_factor + sym.num_factor / 10) + 1;
-  check_device_memory(sym, l_guess);
+  const LevelPlan plan = level_plan(sym);
+  const bool preallocate = check_device_memory(sym, plan, l_guess);
   dL.reserve_discard(static_cast<size_t>(l_guess));
   dRows.reserve_discard(static_cast<size_t>(sym.rlist.size()) + sym.n + 1);
   dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2);
+  if (preallocate) {  // the level loop's buffers once, with 10% slack for delays (cudaMalloc synchronizes)
+    auto slack = [](long long v) { return static_cast<size_t>(v + v / 10 + 64); };
+    dF.reserve_discard(slack(plan.fronts));
+    dCBprev.reserve_discard(slack(plan.cbs));
+    dCBcur.reserve_discard(slack(plan.cbs));
+    dVars.reserve_discard(slack(plan.rows));
+    dDlev.reserve_discard(slack(2 * plan.rows));
+    dLt.reserve_discard(slack(64 * plan.rows));
+    dLines.reserve_discard(slack(128 * plan.rows));
+    dS.reserve_discard(slack(4096 * plan.nf));
+    dScr.reserve_discard(slack(3 * plan.rows + plan.nf));
+    dW.reserve_discard(slack(plan.w));
+  }
 
   Vector<FrontDesc> fronts;
   Vector<int> kk, ss, active, progress;
@@ -279,6 +318,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
     const index_t first = sym.level_ptr[lev], nf = sym.level_ptr[lev + 1] - first;
     if (nf == 0) continue;
+    const auto lev_t0 = clock::now();
+    const long long steps_before = n_steps;
     ev_start.record(st);
     // ---- fronts of this level
     fronts.resize(nf);
@@ -595,6 +636,18 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     t_dense += ev_dense.since(ev_assembled);
     t_update += ev_updated.since(ev_dense);
     t_other += ev_copied.since(ev_updated);
+    if (options.print_level >= 3) {
+      int mmax = 0, pmax = 0;
+      for (const auto& fd : fronts) {
+        mmax = std::max(mmax, fd.m);
+        pmax = std::max(pmax, fd.p);
+      }
+      std::fprintf(stderr, "ssids gpu factor: level %d: %d fronts, largest m %d, p %d; %lld window steps; wall %.3f ms, "
+                   "device assembly %.3f, dense %.3f, update %.3f, other %.3f ms\n", static_cast<int>(lev),
+                   static_cast<int>(nf), mmax, pmax, n_steps - steps_before, 1e3 * secs(lev_t0, clock::now()),
+                   1e3 * ev_assembled.since(ev_start), 1e3 * ev_dense.since(ev_assembled),
+                   1e3 * ev_updated.since(ev_dense), 1e3 * ev_copied.since(ev_updated));
+    }
   }
 
   const auto h2 = clock::now();
