@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
   __shared__ double D[2 * W + 2];
   __shared__ double L1[W], L2[W];  // multipliers of the current pivot's column(s), one per row
   __shared__ int npiv, stop_pos, fail_pos, fail_local;
-  __shared__ int sh_kind, sh_t1, sh_t2;
+  __shared__ int sh_kind, sh_t1, sh_t2, go;
 
   // thread (r, c0) = (tid % 64, tid / 64) handles entries (r, c0 + 4 i) of the window: no integer division
   const int tr = threadIdx.x & (W - 1), tc = threadIdx.x / W;
@@ -140,14 +140,16 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
     stop_pos = W;  // posdef: position of a pivot that is not positive
     fail_pos = W;  // first pivot position with a multiplier over 1/u
     fail_local = -1;
+    go = w > 0;
   }
   __syncthreads();
 
+  // Two barriers per pivot besides those of the update: thread 0 changes npiv and go only after the update
+  // (kinds 1 and 2 have barriers there; kind 0 touches no state thread 0 changes), and stop_pos only before
+  // the decision barrier, so every thread reads np and go at the top and stop_pos after that barrier.
   for (;;) {
-    // every thread reads the loop state before thread 0 may change it below
-    const bool more = npiv < w && stop_pos == W;
-    __syncthreads();
-    if (!more) break;
+    const int np = npiv;
+    if (!go) break;
     if (threadIdx.x < 32) {
       // leftmost unprocessed (same in every lane; columns >= w are never processed)
       const unsigned lo_free = __ballot_sync(0xffffffffu, !processed[threadIdx.x]);
@@ -199,10 +201,9 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
     __syncthreads();
     if (stop_pos != W) break;
     const int kind = sh_kind, t1 = sh_t1, t2 = sh_t2;
-    const int np = npiv;
     if (kind == 0) {
       for (int r = threadIdx.x; r < w; r += blockDim.x)
-        if (!processed[r] && r != t1) S[r][t1] = 0.0;
+        if (r != t1 && !processed[r]) S[r][t1] = 0.0;
       if (threadIdx.x == 0) {
         D[2 * np] = 0.0;
         D[2 * np + 1] = 0.0;
@@ -218,7 +219,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
           if (c != t1 && !processed[c]) S[tr][c] -= L1[tr] * S[c][t1];
       __syncthreads();
       for (int r = threadIdx.x; r < w; r += blockDim.x)
-        if (!processed[r] && r != t1) S[r][t1] = L1[r];
+        if (r != t1 && !processed[r]) S[r][t1] = L1[r];
       if (threadIdx.x == 0) {
         D[2 * np] = d;
         D[2 * np + 1] = 0.0;
@@ -239,7 +240,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
           if (c != t1 && c != t2 && !processed[c]) S[tr][c] -= L1[tr] * S[c][t1] + L2[tr] * S[c][t2];
       __syncthreads();
       for (int r = threadIdx.x; r < w; r += blockDim.x) {
-        if (!processed[r] && r != t1 && r != t2) {
+        if (r != t1 && r != t2 && !processed[r]) {
           S[r][t1] = L1[r];
           S[r][t2] = L2[r];
         }
@@ -251,7 +252,6 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
         D[2 * np + 3] = 0.0;
       }
     }
-    __syncthreads();
     if (threadIdx.x == 0) {
       processed[t1] = 1;
       order[np] = t1;
@@ -264,6 +264,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
       } else {
         npiv = np + 1;
       }
+      go = npiv < w && stop_pos == W;
     }
     __syncthreads();
   }

@@ -320,6 +320,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     if (nf == 0) continue;
     const auto lev_t0 = clock::now();
     const long long steps_before = n_steps;
+    const double win_before = t_win, apply_before = t_apply, commit_before = t_commit;
     ev_start.record(st);
     // ---- fronts of this level
     fronts.resize(nf);
@@ -643,9 +644,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         pmax = std::max(pmax, fd.p);
       }
       std::fprintf(stderr, "ssids gpu factor: level %d: %d fronts, largest m %d, p %d; %lld window steps; wall %.3f ms, "
-                   "device assembly %.3f, dense %.3f, update %.3f, other %.3f ms\n", static_cast<int>(lev),
-                   static_cast<int>(nf), mmax, pmax, n_steps - steps_before, 1e3 * secs(lev_t0, clock::now()),
-                   1e3 * ev_assembled.since(ev_start), 1e3 * ev_dense.since(ev_assembled),
+                   "device assembly %.3f, dense %.3f (factor_window %.3f, apply_window %.3f, commit_window %.3f), update %.3f, "
+                   "other %.3f ms\n", static_cast<int>(lev), static_cast<int>(nf), mmax, pmax, n_steps - steps_before,
+                   1e3 * secs(lev_t0, clock::now()), 1e3 * ev_assembled.since(ev_start), 1e3 * ev_dense.since(ev_assembled),
+                   1e3 * (t_win - win_before), 1e3 * (t_apply - apply_before), 1e3 * (t_commit - commit_before),
                    1e3 * ev_updated.since(ev_dense), 1e3 * ev_copied.since(ev_updated));
     }
   }

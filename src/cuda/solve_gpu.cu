@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cuda/device_factors.cuh"
+#include "cuda/solve_gather.hpp"
 #include "factor/factor_gpu.hpp"
 #include "ssids/error.hpp"
 
@@ -64,38 +65,26 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   too_big(total_rows);
 
   // ---- children passing rows up, and per work-buffer row the children's rows added into it (child order)
-  Vector<int> children, gcount(static_cast<size_t>(total_rows) + 1, 0);
-  Vector<int> pos(static_cast<size_t>(sym.n), -1);
-  struct Contribution {
-    int row;  ///< work-buffer row of the parent
-    int src;  ///< work-buffer row of the child
-  };
-  Vector<Contribution> contrib;
-  for (index_t s = 0; s < nsup; ++s) {
-    const DeviceNodeInfo& ni = info[s];
-    const int* prow = host_rows.data() + ni.rows_off;
-    for (int i = 0; i < ni.m; ++i) pos[prow[i]] = i;
-    nodes[s].child_begin = static_cast<int>(children.size());
-    for (index_t c = sym.child_ptr[s]; c < sym.child_ptr[s + 1]; ++c) {
-      const index_t ch = sym.child_list[c];
-      const DeviceNodeInfo& ci = info[ch];
-      if (ci.m == ci.ne) continue;  // nothing to pass up
-      children.push_back(ch);
-      const int* crow = host_rows.data() + ci.rows_off;
-      for (int k = ci.ne; k < ci.m; ++k) {
-        const int p = pos[crow[k]];
-        if (p < 0) throw Error(flag::unknown, "internal error: a contribution row of a child is not in its parent");
-        contrib.push_back(Contribution{static_cast<int>(nodes[s].buf_off + p), static_cast<int>(nodes[ch].buf_off + k)});
-      }
+  SolveGather gather;
+  {
+    Vector<int> m(static_cast<size_t>(nsup)), ne(static_cast<size_t>(nsup));
+    Vector<long long> rows_off(static_cast<size_t>(nsup)), buf_off(static_cast<size_t>(nsup));
+    for (index_t s = 0; s < nsup; ++s) {
+      m[s] = info[s].m;
+      ne[s] = info[s].ne;
+      rows_off[s] = info[s].rows_off;
+      buf_off[s] = nodes[s].buf_off;
     }
-    nodes[s].child_end = static_cast<int>(children.size());
-    for (int i = 0; i < ni.m; ++i) pos[prow[i]] = -1;
+    gather = build_solve_gather(sym, SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(),
+                                                      host_rows.data(), total_rows});
+    for (index_t s = 0; s < nsup; ++s) {
+      nodes[s].child_begin = gather.child_begin[s];
+      nodes[s].child_end = gather.child_end[s];
+    }
   }
-  too_big(static_cast<long long>(contrib.size()));
-  for (const auto& c : contrib) ++gcount[c.row + 1];
-  for (long long g = 0; g < total_rows; ++g) gcount[g + 1] += gcount[g];
-  Vector<int> gsrc(contrib.size()), fill(gcount.begin(), gcount.end() - 1);
-  for (const auto& c : contrib) gsrc[fill[c.row]++] = c.src;  // stable: child order kept within a row
+  const Vector<int>& children = gather.children;
+  const Vector<int>& gcount = gather.gptr;
+  const Vector<int>& gsrc = gather.gsrc;
 
   // ---- tasks in ticket order: forward leaves first (deepest level first), row blocks in order;
   //      backward roots first, a node's tiles last first

@@ -1,0 +1,92 @@
+// solve_gather.cpp — see solve_gather.hpp. Each node's work-buffer rows are touched only by that node's
+// iteration, so nodes run in parallel; each thread keeps its own variable -> position map.
+#include "cuda/solve_gather.hpp"
+
+#include <omp.h>
+
+#include <atomic>
+#include <vector>
+
+#include "ssids/error.hpp"
+
+namespace ssids {
+namespace detail {
+
+SolveGather build_solve_gather(const Symbolic& sym, const SolveGatherInput& in) {
+  const index_t nsup = sym.nsup;
+  SolveGather g;
+  g.child_begin.assign(static_cast<size_t>(nsup), 0);
+  g.child_end.assign(static_cast<size_t>(nsup), 0);
+  g.gptr.assign(static_cast<size_t>(in.total_rows) + 1, 0);
+  // children passing rows up: counts, then offsets in node order, then the lists
+  Vector<int> nchild(static_cast<size_t>(nsup) + 1, 0);
+#pragma omp parallel for schedule(static)
+  for (index_t s = 0; s < nsup; ++s) {
+    int c = 0;
+    for (index_t k = sym.child_ptr[s]; k < sym.child_ptr[s + 1]; ++k) {
+      const index_t ch = sym.child_list[k];
+      if (in.m[ch] != in.ne[ch]) ++c;
+    }
+    nchild[s + 1] = c;
+  }
+  for (index_t s = 0; s < nsup; ++s) nchild[s + 1] += nchild[s];
+  g.children.assign(static_cast<size_t>(nchild[nsup]), 0);
+  std::atomic<bool> missing{false};
+#pragma omp parallel
+  {
+    std::vector<int> pos(static_cast<size_t>(sym.n), -1);
+    // pass 1: per parent row, the number of children's rows added into it
+#pragma omp for schedule(dynamic, 64)
+    for (index_t s = 0; s < nsup; ++s) {
+      const int* prow = in.host_rows + in.rows_off[s];
+      for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = i;
+      g.child_begin[s] = nchild[s];
+      g.child_end[s] = nchild[s + 1];
+      int c = nchild[s];
+      for (index_t k = sym.child_ptr[s]; k < sym.child_ptr[s + 1]; ++k) {
+        const index_t ch = sym.child_list[k];
+        if (in.m[ch] == in.ne[ch]) continue;
+        g.children[c++] = ch;
+        const int* crow = in.host_rows + in.rows_off[ch];
+        for (int r = in.ne[ch]; r < in.m[ch]; ++r) {
+          const int p = pos[crow[r]];
+          if (p < 0) missing = true;
+          else ++g.gptr[in.buf_off[s] + p + 1];
+        }
+      }
+      for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = -1;
+    }
+  }
+  if (missing) throw Error(flag::unknown, "internal error: a contribution row of a child is not in its parent");
+  long long run = 0;
+  for (long long r = 0; r < in.total_rows; ++r) {
+    run += g.gptr[r + 1];
+    if (run > 2147483647LL) throw Error(flag::allocation, "the GPU solve plan needs more than 2^31 entries");
+    g.gptr[r + 1] = static_cast<int>(run);
+  }
+  g.gsrc.assign(static_cast<size_t>(g.gptr[in.total_rows]), 0);
+#pragma omp parallel
+  {
+    std::vector<int> pos(static_cast<size_t>(sym.n), -1);
+    // pass 2: the children's rows, child by child (stable within a parent row)
+#pragma omp for schedule(dynamic, 64)
+    for (index_t s = 0; s < nsup; ++s) {
+      const int* prow = in.host_rows + in.rows_off[s];
+      for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = i;
+      std::vector<int> fill;
+      for (index_t k = sym.child_ptr[s]; k < sym.child_ptr[s + 1]; ++k) {
+        const index_t ch = sym.child_list[k];
+        if (in.m[ch] == in.ne[ch]) continue;
+        if (fill.empty()) fill.assign(g.gptr.begin() + in.buf_off[s], g.gptr.begin() + in.buf_off[s] + in.m[s]);
+        const int* crow = in.host_rows + in.rows_off[ch];
+        for (int r = in.ne[ch]; r < in.m[ch]; ++r)
+          g.gsrc[fill[pos[crow[r]]]++] = static_cast<int>(in.buf_off[ch] + r);
+      }
+      for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = -1;
+    }
+  }
+  return g;
+}
+
+}  // namespace detail
+}  // namespace ssids

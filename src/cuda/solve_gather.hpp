@@ -1,0 +1,33 @@
+// solve_gather.hpp — the part of the GPU solve plan that maps the children's rows into their parents' rows
+// (built on the host after each factorization: it depends on the pivoting outcome), with OpenMP over nodes.
+#pragma once
+#include "analyse/symbolic.hpp"
+#include "ssids/memory.hpp"
+
+namespace ssids {
+namespace detail {
+
+/// Per node s: m rows (variables host_rows[rows_off[s] ..]), the first ne eliminated, the rest passed up to
+/// the parent; work-buffer rows buf_off[s] .. buf_off[s] + m.
+struct SolveGatherInput {
+  const int* m;
+  const int* ne;
+  const long long* rows_off;
+  const long long* buf_off;
+  const int* host_rows;
+  long long total_rows;
+};
+
+struct SolveGather {
+  Vector<int> children;                 ///< children that pass rows up, node by node in child_list order
+  Vector<int> child_begin, child_end;   ///< per node: its range in children
+  Vector<int> gptr;                     ///< per work-buffer row (total_rows + 1): its range in gsrc
+  Vector<int> gsrc;                     ///< the children's work-buffer rows added into it, in child order
+};
+
+/// Same result as the sequential loop over nodes and children (the order within a row is the child order);
+/// throws Error(unknown) if a child's row is missing from its parent.
+SolveGather build_solve_gather(const Symbolic& sym, const SolveGatherInput& in);
+
+}  // namespace detail
+}  // namespace ssids
