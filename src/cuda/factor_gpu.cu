@@ -445,7 +445,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       launch_apply_window(dWin.get(), nt, row_blocks, dFronts.get(), dF.get(), dLt.get(), dS.get(), dRes.get(), prm, st);
       if (detail_times) ev_w2.record(st);
       long long max_lt = 0;
-      for (const auto& t : wins) max_lt = std::max(max_lt, static_cast<long long>(fronts[t.front].m - t.k) * t.w);
+      // (the commit copies whole lines of m entries: spread by m * w, not by the (m - k) * w entries of L)
+      for (const auto& t : wins) max_lt = std::max(max_lt, static_cast<long long>(fronts[t.front].m) * t.w);
       launch_commit_window(dWin.get(), nt, max_lt, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dLt.get(), dRes.get(),
                            dQ.get(), dScr.get(), dLines.get(), st);
       if (detail_times) ev_w3.record(st);
