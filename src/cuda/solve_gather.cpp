@@ -31,30 +31,35 @@ SolveGather build_solve_gather(const Symbolic& sym, const SolveGatherInput& in) 
   }
   for (index_t s = 0; s < nsup; ++s) nchild[s + 1] += nchild[s];
   g.children.assign(static_cast<size_t>(nchild[nsup]), 0);
+  // Calls f(ch, r, p) for every row r >= ne of every child ch of s that passes rows up, in child order, with
+  // p the row's position in s (-1 if missing); pos is the calling thread's variable -> position map.
+  auto walk = [&](index_t s, std::vector<int>& pos, auto&& f) {
+    const int* prow = in.host_rows + in.rows_off[s];
+    for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = i;
+    for (index_t k = sym.child_ptr[s]; k < sym.child_ptr[s + 1]; ++k) {
+      const index_t ch = sym.child_list[k];
+      if (in.m[ch] == in.ne[ch]) continue;
+      const int* crow = in.host_rows + in.rows_off[ch];
+      for (int r = in.ne[ch]; r < in.m[ch]; ++r) f(ch, r, pos[crow[r]]);
+    }
+    for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = -1;
+  };
   std::atomic<bool> missing{false};
 #pragma omp parallel
   {
     std::vector<int> pos(static_cast<size_t>(sym.n), -1);
-    // pass 1: per parent row, the number of children's rows added into it
+    // pass 1: the children lists, and per parent row the number of children's rows added into it
 #pragma omp for schedule(dynamic, 64)
     for (index_t s = 0; s < nsup; ++s) {
-      const int* prow = in.host_rows + in.rows_off[s];
-      for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = i;
       g.child_begin[s] = nchild[s];
       g.child_end[s] = nchild[s + 1];
       int c = nchild[s];
-      for (index_t k = sym.child_ptr[s]; k < sym.child_ptr[s + 1]; ++k) {
-        const index_t ch = sym.child_list[k];
-        if (in.m[ch] == in.ne[ch]) continue;
-        g.children[c++] = ch;
-        const int* crow = in.host_rows + in.rows_off[ch];
-        for (int r = in.ne[ch]; r < in.m[ch]; ++r) {
-          const int p = pos[crow[r]];
-          if (p < 0) missing = true;
-          else ++g.gptr[in.buf_off[s] + p + 1];
-        }
-      }
-      for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = -1;
+      index_t last = -1;
+      walk(s, pos, [&](index_t ch, int, int p) {
+        if (ch != last) g.children[c++] = last = ch;
+        if (p < 0) missing = true;
+        else ++g.gptr[in.buf_off[s] + p + 1];
+      });
     }
   }
   if (missing) throw Error(flag::unknown, "internal error: a contribution row of a child is not in its parent");
@@ -68,21 +73,12 @@ SolveGather build_solve_gather(const Symbolic& sym, const SolveGatherInput& in) 
 #pragma omp parallel
   {
     std::vector<int> pos(static_cast<size_t>(sym.n), -1);
+    std::vector<int> fill;
     // pass 2: the children's rows, child by child (stable within a parent row)
 #pragma omp for schedule(dynamic, 64)
     for (index_t s = 0; s < nsup; ++s) {
-      const int* prow = in.host_rows + in.rows_off[s];
-      for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = i;
-      std::vector<int> fill;
-      for (index_t k = sym.child_ptr[s]; k < sym.child_ptr[s + 1]; ++k) {
-        const index_t ch = sym.child_list[k];
-        if (in.m[ch] == in.ne[ch]) continue;
-        if (fill.empty()) fill.assign(g.gptr.begin() + in.buf_off[s], g.gptr.begin() + in.buf_off[s] + in.m[s]);
-        const int* crow = in.host_rows + in.rows_off[ch];
-        for (int r = in.ne[ch]; r < in.m[ch]; ++r)
-          g.gsrc[fill[pos[crow[r]]]++] = static_cast<int>(in.buf_off[ch] + r);
-      }
-      for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = -1;
+      fill.assign(g.gptr.begin() + in.buf_off[s], g.gptr.begin() + in.buf_off[s] + in.m[s]);
+      walk(s, pos, [&](index_t ch, int r, int p) { g.gsrc[fill[p]++] = static_cast<int>(in.buf_off[ch] + r); });
     }
   }
   return g;

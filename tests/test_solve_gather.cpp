@@ -1,0 +1,123 @@
+// test_solve_gather.cpp — the GPU solve plan's gather map (cuda/solve_gather.hpp: OpenMP over nodes) against a
+// plain sequential construction from its definition, on analyses of generated problems, with the rows of
+// each node in analysis order and shuffled (as pivoting leaves them). Host code of CUDA builds: it runs
+// without a device.
+#include <doctest/doctest.h>
+
+#ifdef SSIDS_TEST_HAVE_CUDA
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "analyse/symbolic.hpp"
+#include "cuda/solve_gather.hpp"
+#include "ssids/analyse.hpp"
+#include "ssids/error.hpp"
+#include "ssids/generate.hpp"
+
+namespace {
+
+using ssids::index_t;
+
+void check_gather(const ssids::SymmetricMatrix& a, bool shuffle) {
+  ssids::Options opt;
+  ssids::Inform inf;
+  const ssids::Analysis an = ssids::analyse(a.view(), opt, inf);
+  const ssids::detail::Symbolic& sym = an.symbolic();
+  const index_t nsup = sym.nsup;
+  // every node eliminates its own columns (no delays); its rows: the columns, then the row list
+  std::vector<int> m(nsup), ne(nsup), rows;
+  std::vector<long long> rows_off(nsup), buf_off(nsup);
+  std::mt19937 rng(7);
+  long long total = 0;
+  for (index_t s = 0; s < nsup; ++s) {
+    m[s] = static_cast<int>(sym.nrow(s));
+    ne[s] = static_cast<int>(sym.ncol(s));
+    rows_off[s] = static_cast<long long>(rows.size());
+    buf_off[s] = total;
+    total += m[s];
+    for (index_t j = 0; j < sym.ncol(s); ++j) rows.push_back(sym.sptr[s] + j);
+    for (long long k = sym.rptr[s] + sym.ncol(s); k < sym.rptr[s + 1]; ++k) rows.push_back(sym.rlist[k]);
+    if (shuffle) {  // pivoting permutes the eliminated rows and the passed-up rows among themselves
+      std::shuffle(rows.begin() + rows_off[s], rows.begin() + rows_off[s] + ne[s], rng);
+      std::shuffle(rows.begin() + rows_off[s] + ne[s], rows.end(), rng);
+    }
+  }
+  REQUIRE(static_cast<long long>(rows.size()) == total);
+  const ssids::detail::SolveGather g = ssids::detail::build_solve_gather(
+      sym, ssids::detail::SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(), rows.data(), total});
+  // the definition, sequentially: per parent row, the children's rows of the same variable, in child order
+  std::vector<std::vector<int>> expect(static_cast<size_t>(total));
+  std::vector<int> children, pos(static_cast<size_t>(sym.n), -1);
+  for (index_t s = 0; s < nsup; ++s) {
+    for (int i = 0; i < m[s]; ++i) pos[rows[rows_off[s] + i]] = i;
+    REQUIRE(g.child_begin[s] == static_cast<int>(children.size()));
+    for (index_t k = sym.child_ptr[s]; k < sym.child_ptr[s + 1]; ++k) {
+      const index_t ch = sym.child_list[k];
+      if (m[ch] == ne[ch]) continue;
+      children.push_back(ch);
+      for (int r = ne[ch]; r < m[ch]; ++r) {
+        const int p = pos[rows[rows_off[ch] + r]];
+        REQUIRE(p >= 0);
+        expect[buf_off[s] + p].push_back(static_cast<int>(buf_off[ch] + r));
+      }
+    }
+    REQUIRE(g.child_end[s] == static_cast<int>(children.size()));
+    for (int i = 0; i < m[s]; ++i) pos[rows[rows_off[s] + i]] = -1;
+  }
+  CHECK(std::vector<int>(g.children.begin(), g.children.end()) == children);
+  REQUIRE(g.gptr.size() == static_cast<size_t>(total) + 1);
+  CHECK(g.gptr[0] == 0);
+  long long mismatches = 0, entries = 0;
+  for (long long r = 0; r < total; ++r) {
+    const std::vector<int> got(g.gsrc.begin() + g.gptr[r], g.gsrc.begin() + g.gptr[r + 1]);
+    if (got != expect[r]) ++mismatches;
+    entries += static_cast<long long>(expect[r].size());
+  }
+  CHECK(mismatches == 0);
+  CHECK(entries > 0);
+  CHECK(static_cast<long long>(g.gsrc.size()) == entries);
+}
+
+}  // namespace
+
+TEST_CASE("solve gather map: equal to the sequential definition (rows in analysis order and shuffled)") {
+  for (const bool shuffle : {false, true}) {
+    CAPTURE(shuffle);
+    check_gather(ssids::generate_laplace3d(12), shuffle);
+    check_gather(ssids::generate_kkt_qp(600, 250, 1e-8, 3), shuffle);
+    check_gather(ssids::generate_stokes(10), shuffle);
+  }
+}
+
+TEST_CASE("solve gather map: a child row missing from its parent is an internal error") {
+  ssids::Options opt;
+  ssids::Inform inf;
+  const ssids::SymmetricMatrix a = ssids::generate_laplace2d(8);
+  const ssids::Analysis an = ssids::analyse(a.view(), opt, inf);
+  const ssids::detail::Symbolic& sym = an.symbolic();
+  const index_t nsup = sym.nsup;
+  std::vector<int> m(nsup), ne(nsup), rows;
+  std::vector<long long> rows_off(nsup), buf_off(nsup);
+  long long total = 0;
+  for (index_t s = 0; s < nsup; ++s) {
+    m[s] = static_cast<int>(sym.nrow(s));
+    ne[s] = static_cast<int>(sym.ncol(s));
+    rows_off[s] = static_cast<long long>(rows.size());
+    buf_off[s] = total;
+    total += m[s];
+    for (index_t j = 0; j < sym.ncol(s); ++j) rows.push_back(sym.sptr[s] + j);
+    for (long long k = sym.rptr[s] + sym.ncol(s); k < sym.rptr[s + 1]; ++k) rows.push_back(sym.rlist[k]);
+  }
+  // a child's first passed-up row replaced by a variable its parent does not hold (its own first column)
+  index_t child = -1;
+  for (index_t s = 0; s < nsup && child < 0; ++s)
+    if (m[s] > ne[s]) child = s;
+  REQUIRE(child >= 0);
+  rows[rows_off[child] + ne[child]] = sym.sptr[child];
+  CHECK_THROWS_AS(ssids::detail::build_solve_gather(
+                      sym, ssids::detail::SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(),
+                                                           rows.data(), total}),
+                  ssids::Error);
+}
+#endif
