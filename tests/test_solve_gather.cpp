@@ -19,33 +19,50 @@ namespace {
 
 using ssids::index_t;
 
+/// Per node of an analysis without delays: m rows, the ncol first eliminated; rows are the node's columns
+/// then its row list (optionally each part shuffled, as pivoting leaves them).
+struct NodeRows {
+  std::vector<int> m, ne, rows;
+  std::vector<long long> rows_off, buf_off;
+  long long total = 0;
+  NodeRows(const ssids::detail::Symbolic& sym, bool shuffle) {
+    const index_t nsup = sym.nsup;
+    m.resize(nsup);
+    ne.resize(nsup);
+    rows_off.resize(nsup);
+    buf_off.resize(nsup);
+    std::mt19937 rng(7);
+    for (index_t s = 0; s < nsup; ++s) {
+      m[s] = static_cast<int>(sym.nrow(s));
+      ne[s] = static_cast<int>(sym.ncol(s));
+      rows_off[s] = static_cast<long long>(rows.size());
+      buf_off[s] = total;
+      total += m[s];
+      for (index_t j = 0; j < sym.ncol(s); ++j) rows.push_back(sym.sptr[s] + j);
+      for (long long k = sym.rptr[s] + sym.ncol(s); k < sym.rptr[s + 1]; ++k) rows.push_back(sym.rlist[k]);
+      if (shuffle) {
+        std::shuffle(rows.begin() + rows_off[s], rows.begin() + rows_off[s] + ne[s], rng);
+        std::shuffle(rows.begin() + rows_off[s] + ne[s], rows.end(), rng);
+      }
+    }
+  }
+  ssids::detail::SolveGatherInput input() const {
+    return ssids::detail::SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(), rows.data(), total};
+  }
+};
+
 void check_gather(const ssids::SymmetricMatrix& a, bool shuffle) {
   ssids::Options opt;
   ssids::Inform inf;
   const ssids::Analysis an = ssids::analyse(a.view(), opt, inf);
   const ssids::detail::Symbolic& sym = an.symbolic();
   const index_t nsup = sym.nsup;
-  // every node eliminates its own columns (no delays); its rows: the columns, then the row list
-  std::vector<int> m(nsup), ne(nsup), rows;
-  std::vector<long long> rows_off(nsup), buf_off(nsup);
-  std::mt19937 rng(7);
-  long long total = 0;
-  for (index_t s = 0; s < nsup; ++s) {
-    m[s] = static_cast<int>(sym.nrow(s));
-    ne[s] = static_cast<int>(sym.ncol(s));
-    rows_off[s] = static_cast<long long>(rows.size());
-    buf_off[s] = total;
-    total += m[s];
-    for (index_t j = 0; j < sym.ncol(s); ++j) rows.push_back(sym.sptr[s] + j);
-    for (long long k = sym.rptr[s] + sym.ncol(s); k < sym.rptr[s + 1]; ++k) rows.push_back(sym.rlist[k]);
-    if (shuffle) {  // pivoting permutes the eliminated rows and the passed-up rows among themselves
-      std::shuffle(rows.begin() + rows_off[s], rows.begin() + rows_off[s] + ne[s], rng);
-      std::shuffle(rows.begin() + rows_off[s] + ne[s], rows.end(), rng);
-    }
-  }
+  const NodeRows nr(sym, shuffle);
+  const std::vector<int>&m = nr.m, &ne = nr.ne, &rows = nr.rows;
+  const std::vector<long long>&rows_off = nr.rows_off, &buf_off = nr.buf_off;
+  const long long total = nr.total;
   REQUIRE(static_cast<long long>(rows.size()) == total);
-  const ssids::detail::SolveGather g = ssids::detail::build_solve_gather(
-      sym, ssids::detail::SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(), rows.data(), total});
+  const ssids::detail::SolveGather g = ssids::detail::build_solve_gather(sym, nr.input());
   // the definition, sequentially: per parent row, the children's rows of the same variable, in child order
   std::vector<std::vector<int>> expect(static_cast<size_t>(total));
   std::vector<int> children, pos(static_cast<size_t>(sym.n), -1);
@@ -97,27 +114,13 @@ TEST_CASE("solve gather map: a child row missing from its parent is an internal 
   const ssids::Analysis an = ssids::analyse(a.view(), opt, inf);
   const ssids::detail::Symbolic& sym = an.symbolic();
   const index_t nsup = sym.nsup;
-  std::vector<int> m(nsup), ne(nsup), rows;
-  std::vector<long long> rows_off(nsup), buf_off(nsup);
-  long long total = 0;
-  for (index_t s = 0; s < nsup; ++s) {
-    m[s] = static_cast<int>(sym.nrow(s));
-    ne[s] = static_cast<int>(sym.ncol(s));
-    rows_off[s] = static_cast<long long>(rows.size());
-    buf_off[s] = total;
-    total += m[s];
-    for (index_t j = 0; j < sym.ncol(s); ++j) rows.push_back(sym.sptr[s] + j);
-    for (long long k = sym.rptr[s] + sym.ncol(s); k < sym.rptr[s + 1]; ++k) rows.push_back(sym.rlist[k]);
-  }
+  NodeRows nr(sym, false);
   // a child's first passed-up row replaced by a variable its parent does not hold (its own first column)
   index_t child = -1;
   for (index_t s = 0; s < nsup && child < 0; ++s)
-    if (m[s] > ne[s]) child = s;
+    if (nr.m[s] > nr.ne[s]) child = s;
   REQUIRE(child >= 0);
-  rows[rows_off[child] + ne[child]] = sym.sptr[child];
-  CHECK_THROWS_AS(ssids::detail::build_solve_gather(
-                      sym, ssids::detail::SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(),
-                                                           rows.data(), total}),
-                  ssids::Error);
+  nr.rows[nr.rows_off[child] + nr.ne[child]] = sym.sptr[child];
+  CHECK_THROWS_AS(ssids::detail::build_solve_gather(sym, nr.input()), ssids::Error);
 }
 #endif
