@@ -410,14 +410,21 @@ void Solver::setup(const CsrMatrix& a, const SapOptions& options, SapInform& inf
   ssids::detail::throw_host_allocation_failed("sap::Solver::setup");
 }
 
-void Solver::setup_banded(index_t n, index_t k, const double* band, const SapOptions& options, SapInform& inform) try {
-  const double t_start = now();
-  check_options(options);
+namespace {
+/// The checks of N, K and the band pointer shared by setup_banded and setup_banded_device.
+void check_banded_arguments(index_t n, index_t k, const double* band) {
   if (n < 0) throw Error(flag::bad_n, "SaP banded: N = " + std::to_string(n) + " must be >= 0");
   if (k < 0) throw Error(flag::bad_input, "SaP banded: K = " + std::to_string(k) + " must be >= 0");
   if (n > 0 && k > n - 1)
     throw Error(flag::bad_input, "SaP banded: K = " + std::to_string(k) + " must be < N = " + std::to_string(n));
   if (n > 0 && !band) throw Error(flag::missing_data, "SaP banded: band storage is null");
+}
+}  // namespace
+
+void Solver::setup_banded(index_t n, index_t k, const double* band, const SapOptions& options, SapInform& inform) try {
+  const double t_start = now();
+  check_options(options);
+  check_banded_arguments(n, k, band);
   const std::int64_t ld = detail::band_ld(k);
   // every slot outside the n x n matrix must be zero (inconsistent band data otherwise)
   for (index_t j = 0; j < n; ++j)
@@ -441,11 +448,7 @@ void Solver::setup_banded_device(index_t n, index_t k, const double* device_band
                                  SapInform& inform) try {
   const double t_start = now();
   check_options(options);
-  if (n < 0) throw Error(flag::bad_n, "SaP banded: N = " + std::to_string(n) + " must be >= 0");
-  if (k < 0) throw Error(flag::bad_input, "SaP banded: K = " + std::to_string(k) + " must be >= 0");
-  if (n > 0 && k > n - 1)
-    throw Error(flag::bad_input, "SaP banded: K = " + std::to_string(k) + " must be < N = " + std::to_string(n));
-  if (n > 0 && !device_band) throw Error(flag::missing_data, "SaP banded: band storage is null");
+  check_banded_arguments(n, k, device_band);
   impl_->setup_banded(n, k, device_band, true, options, inform);  // the device checks NaN/Inf and stray slots
   inform.time_setup = now() - t_start;
   impl_->setup_inform = inform;
