@@ -9,7 +9,8 @@
 //   square      one cublasDgemm per front on the whole mc x mc square (twice the flops, one call)
 // The data are constant (a byte pattern): only the time matters. Rates count the useful flops of the lower
 // trapezoids (Inform::num_flops' convention: p * mc^2 per front).
-// Usage: bench_level_update [--repeat R] [--streams S] SPEC   (e.g. gen:laplace3d:80)
+// Usage: bench_level_update [--repeat R] [--streams S] [--col-block B] SPEC   (e.g. gen:laplace3d:80)
+// B: columns per DGEMM block of a lower trapezoid (default 512, the library's cb_gemm_col_block).
 // Medians of R timed runs (after one warm-up) of all levels, CUDA events; device named; cuBLAS DGEMM n = 8192
 // for reference.
 #include <algorithm>
@@ -49,7 +50,6 @@ struct Block {  // one column block of a front's lower trapezoid: C(j0:, j0:j0+j
   int front, j0, jb;
 };
 
-constexpr int kColBlock = 512;
 constexpr long long kMinArea = 512LL * 256;
 
 double median(std::vector<double> v) {
@@ -60,16 +60,17 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int repeat = 3, nstreams = 4;
+  int repeat = 3, nstreams = 4, col_block = 512;
   std::string spec;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (a == "--streams" && i + 1 < argc) nstreams = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--col-block" && i + 1 < argc) col_block = std::max(32, std::atoi(argv[++i]));
     else spec = a;
   }
   if (spec.empty()) {
-    std::fprintf(stderr, "usage: %s [--repeat R] [--streams S] SPEC\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--repeat R] [--streams S] [--col-block B] SPEC\n", argv[0]);
     return 2;
   }
   int ndev = 0;
@@ -138,8 +139,8 @@ int main(int argc, char** argv) {
         pl.loff.push_back(l);
         c += static_cast<long long>(fr[f].mc) * fr[f].mc;
         l += static_cast<long long>(fr[f].mc) * fr[f].p;
-        for (int j0 = 0; j0 < fr[f].mc; j0 += kColBlock)
-          pl.blocks.push_back(Block{static_cast<int>(f), j0, std::min(kColBlock, fr[f].mc - j0)});
+        for (int j0 = 0; j0 < fr[f].mc; j0 += col_block)
+          pl.blocks.push_back(Block{static_cast<int>(f), j0, std::min(col_block, fr[f].mc - j0)});
       }
       max_blocks = std::max(max_blocks, pl.blocks.size());
       plans.push_back(std::move(pl));
@@ -208,8 +209,8 @@ int main(int argc, char** argv) {
     };
     const char* names[4] = {"sequential", "grouped", "streams", "square"};
     std::printf("bench_level_update: %s, %s: %zu levels with regions >= 512 x 256, %.4g flops (lower trapezoids), "
-                "%d streams, median of %d\n",
-                prop.name, spec.c_str(), levels.size(), flops, nstreams, repeat);
+                "%d streams, column blocks of %d, median of %d\n",
+                prop.name, spec.c_str(), levels.size(), flops, nstreams, col_block, repeat);
     cudaEvent_t t0, t1;
     ck(cudaEventCreate(&t0), "cudaEventCreate");
     ck(cudaEventCreate(&t1), "cudaEventCreate");

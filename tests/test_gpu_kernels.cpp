@@ -267,7 +267,7 @@ struct DenseRun {
   std::vector<int> root_fallback;   ///< per front: 1 if the root fallback finished it
   int steps = 0;
   // copy-out
-  std::vector<double> lstore, dstore, cb;
+  std::vector<double> lstore, dstore;
   std::vector<int> rows;
 };
 
@@ -563,22 +563,20 @@ DenseRun run_dense(Level& h, const DenseParams& prm, Gpu* g) {
 
   // copy-out
   std::vector<CopyOutTask> co(nf);
-  long long l_need = 0, rows_need = 0, d_need = 0, cb_size = 0;
+  long long l_need = 0, rows_need = 0, d_need = 0;
   int max_m = 0;
   for (int f = 0; f < nf; ++f) {
     const FrontDesc& fd = h.fronts[f];
     const int ne = out.posdef_fail[f] >= 0 ? 0 : kk[f];
-    co[f] = CopyOutTask{f, ne, l_need, rows_need, d_need, cb_size};
+    co[f] = CopyOutTask{f, ne, l_need, rows_need, d_need};
     l_need += static_cast<long long>(fd.m) * ne;
     rows_need += fd.m;
     d_need += 2LL * ne;
-    cb_size += static_cast<long long>(fd.m - ne) * (fd.m - ne);
     max_m = std::max(max_m, fd.m);
   }
   out.lstore.assign(static_cast<std::size_t>(l_need) + 1, -3.0);
   out.rows.assign(static_cast<std::size_t>(rows_need) + 1, -3);
   out.dstore.assign(static_cast<std::size_t>(d_need) + 1, -3.0);
-  out.cb.assign(static_cast<std::size_t>(cb_size) + 1, -3.0);
   const int spread = std::max(1, std::min(1024, static_cast<int>(static_cast<long long>(max_m) * max_m / (256 * 64))));
   ON_GPU({
     g->put(h.fronts);
@@ -588,19 +586,17 @@ DenseRun run_dense(Level& h, const DenseParams& prm, Gpu* g) {
     g->put(out.lstore);
     g->put(out.rows);
     g->put(out.dstore);
-    g->put(out.cb);
     launch_copy_out(g->put(co), nf, spread, g->dev(h.fronts.data()), g->dev(h.f.data()), g->dev(h.vars.data()),
                     g->dev(h.d.data()), g->dev(out.lstore.data()), g->dev(out.rows.data()), g->dev(out.dstore.data()),
-                    g->dev(out.cb.data()), nullptr);
+                    nullptr);
     g->sync("copy_out");
   });
   twin_copy_out(co.data(), nf, spread, h.fronts.data(), h.f.data(), h.vars.data(), h.d.data(), out.lstore.data(),
-                out.rows.data(), out.dstore.data(), out.cb.data());
+                out.rows.data(), out.dstore.data());
   ON_GPU({
     g->compare("copy_out: L", out.lstore);
     g->compare("copy_out: rows", out.rows);
     g->compare("copy_out: D", out.dstore);
-    g->compare("copy_out: contribution blocks", out.cb);
   });
   out.nelim.assign(nf, 0);
   for (int f = 0; f < nf; ++f) out.nelim[f] = co[f].nelim;
@@ -919,8 +915,9 @@ AssemblyLevel make_assembly_level(std::uint64_t seed) {
       t.child_nelim = pick(7);
       t.child_vars = static_cast<long long>(L.rows_store.size());
       for (int e = 0; e < t.child_nelim + t.nd + 3; ++e) L.rows_store.push_back(pick(L.n));
+      t.cb_ld = t.mc + pick(3);  // the child's front is taller than its contribution block
       t.cb_off = cb_off;
-      cb_off += static_cast<long long>(t.mc) * t.mc;
+      cb_off += static_cast<long long>(t.cb_ld) * t.mc;
       per_parent[pi].push_back(t);
     }
   }
@@ -1133,6 +1130,27 @@ TEST_CASE("GPU kernels - CPU twins: form_w and update against a plain product - 
   }
 }
 
+/// Fronts for zero_fronts: sizes straddling the warp and the DGEMM column block (cb_gemm_col_block) of the
+/// contribution block, filled with a non-zero pattern.
+std::vector<FrontDesc> zero_test_fronts(std::vector<double>& f) {
+  const int shapes[][2] = {{1, 1}, {1, 0}, {33, 0}, {64, 64}, {65, 31}, {600, 87}, {40 + cb_gemm_col_block, 39},
+                           {2 * cb_gemm_col_block + 3, 1}, {1100, 30}};
+  std::vector<FrontDesc> fronts;
+  long long off = 0;
+  for (const auto& sh : shapes) {
+    FrontDesc fd{};
+    fd.m = sh[0];
+    fd.p = fd.ncol = sh[1];
+    fd.off = off;
+    fd.node = static_cast<int>(fronts.size());
+    off += static_cast<long long>(fd.m) * fd.m;
+    fronts.push_back(fd);
+  }
+  f.assign(static_cast<std::size_t>(off) + 1, 0.0);
+  for (std::size_t e = 0; e < f.size(); ++e) f[e] = 1.0 + static_cast<double>(e % 97);
+  return fronts;
+}
+
 TEST_CASE("GPU kernels - CPU twins: assembly and copy-out kernels against their definitions") {
   AssemblyLevel L = make_assembly_level(4600);
   const int nf = static_cast<int>(L.fronts.size());
@@ -1167,7 +1185,7 @@ TEST_CASE("GPU kernels - CPU twins: assembly and copy-out kernels against their 
       for (int j = 0; j < t.mc; ++j)
         for (int i = j; i < t.mc; ++i) {
           const int fi = std::max(frow(i), frow(j)), fj = std::min(frow(i), frow(j));
-          expect[fd.off + fi + static_cast<long long>(fj) * fd.m] += L.cb_prev[t.cb_off + i + static_cast<long long>(j) * t.mc];
+          expect[fd.off + fi + static_cast<long long>(fj) * fd.m] += L.cb_prev[t.cb_off + i + static_cast<long long>(j) * t.cb_ld];
         }
     }
   for (const auto& rank : L.ranks)
@@ -1182,6 +1200,30 @@ TEST_CASE("GPU kernels - CPU twins: assembly and copy-out kernels against their 
 
 // ================================================================================================
 // GPU: every kernel against its twin, bitwise
+
+TEST_CASE("GPU kernels - CPU twins: zero_fronts clears the fully summed columns and the contribution block's DGEMM blocks") {
+  std::vector<double> f;
+  const std::vector<FrontDesc> fronts = zero_test_fronts(f);
+  const std::vector<double> before = f;
+  twin_zero_fronts(fronts.data(), static_cast<int>(fronts.size()), 1, f.data());
+  long long cleared = 0;
+  for (const FrontDesc& fd : fronts)
+    for (long long j = 0; j < fd.m; ++j)
+      for (long long i = 0; i < fd.m; ++i) {
+        const long long e = fd.off + i + j * fd.m;
+        // read or written by the factorization: a fully summed column, the lower triangle of the contribution
+        // block, or the upper part of a DGEMM block's diagonal square
+        const bool used = j < fd.p || i >= j || (i >= fd.p && (i - fd.p) / cb_gemm_col_block == (j - fd.p) / cb_gemm_col_block);
+        if (used) {
+          CHECK(f[e] == 0.0);
+          ++cleared;
+        } else {
+          CHECK(f[e] == before[e]);  // the rest is left alone (half of each big contribution block)
+        }
+      }
+  CHECK(f.back() == before.back());
+  CHECK(cleared < static_cast<long long>(f.size()) - 1);
+}
 
 TEST_SUITE("gpu") {
 #ifdef SSIDS_TEST_HAVE_CUDA
@@ -1338,6 +1380,22 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("GPU kernels: zero_fronts matches its twin bitwise") {
+    if (!need_gpu()) return;
+    for (int spread : {1, 5, 64}) {
+      std::vector<double> f;
+      const std::vector<FrontDesc> fronts = zero_test_fronts(f);
+      Gpu g;
+      g.context = "zero_fronts spread " + std::to_string(spread);
+      g.put(fronts);
+      g.put(f);
+      launch_zero_fronts(g.dev(fronts.data()), static_cast<int>(fronts.size()), spread, g.dev(f.data()), nullptr);
+      g.sync("zero_fronts");
+      twin_zero_fronts(fronts.data(), static_cast<int>(fronts.size()), spread, f.data());
+      g.compare("zero_fronts: fronts", f);
+    }
+  }
+
   TEST_CASE("GPU kernels: assemble_children and copy_out match their twins bitwise") {
     if (!need_gpu()) return;
     for (int spread : {1, 3, 16}) {
@@ -1368,35 +1426,31 @@ TEST_SUITE("gpu") {
       std::vector<double> dbuf(L.fronts.back().d_off + 2LL * L.fronts.back().p + 1);
       for (auto& x : dbuf) x = static_cast<double>(rng() % 1000) / 7.0;
       std::vector<CopyOutTask> co;
-      long long lo = 0, ro = 0, dof = 0, cbo = 0;
+      long long lo = 0, ro = 0, dof = 0;
       for (int f = 0; f < nf; ++f) {
         const FrontDesc& fd = L.fronts[f];
         const int ne = static_cast<int>(rng() % static_cast<std::uint64_t>(fd.p + 1));
-        co.push_back(CopyOutTask{f, ne, lo, ro, dof, cbo});
+        co.push_back(CopyOutTask{f, ne, lo, ro, dof});
         lo += static_cast<long long>(fd.m) * ne;
         ro += fd.m;
         dof += 2LL * ne;
-        cbo += static_cast<long long>(fd.m - ne) * (fd.m - ne);
       }
-      std::vector<double> lstore(lo + 1, -2.0), dstore(dof + 1, -2.0), cb(cbo + 1, -2.0);
+      std::vector<double> lstore(lo + 1, -2.0), dstore(dof + 1, -2.0);
       std::vector<int> rows(ro + 1, -2);
       g.put(L.f);
       g.put(L.vars);
       g.put(dbuf);
       g.put(lstore);
       g.put(dstore);
-      g.put(cb);
       g.put(rows);
       launch_copy_out(g.put(co), nf, spread, g.dev(L.fronts.data()), g.dev(L.f.data()), g.dev(L.vars.data()),
-                      g.dev(dbuf.data()), g.dev(lstore.data()), g.dev(rows.data()), g.dev(dstore.data()), g.dev(cb.data()),
-                      nullptr);
+                      g.dev(dbuf.data()), g.dev(lstore.data()), g.dev(rows.data()), g.dev(dstore.data()), nullptr);
       g.sync("copy_out");
       twin_copy_out(co.data(), nf, spread, L.fronts.data(), L.f.data(), L.vars.data(), dbuf.data(), lstore.data(),
-                    rows.data(), dstore.data(), cb.data());
+                    rows.data(), dstore.data());
       g.compare("copy_out: L", lstore);
       g.compare("copy_out: rows", rows);
       g.compare("copy_out: D", dstore);
-      g.compare("copy_out: contribution blocks", cb);
     }
   }
 #else

@@ -1,6 +1,7 @@
 // assemble_kernels.cu — GPU assembly of a level's fronts: variable lists, entries of A, children's
 // contribution blocks (one launch per child rank, so each parent receives its children in child_list order,
-// exactly like the CPU path, with no atomics), and the copy-out of L, D and contribution blocks.
+// exactly like the CPU path, with no atomics, read in place from the children's fronts), and the copy-out
+// of L and D.
 #include "cuda/cuda_check.hpp"
 #include "cuda/front_kernels.cuh"
 #include "cuda/segment_walk.cuh"
@@ -46,13 +47,30 @@ __global__ void assemble_a_kernel(const FrontDesc* fronts, double* fbuf, const l
   }
 }
 
-// grid: one block per child task of this rank. Each parent appears at most once per launch.
+// grid: (fronts, spread). Clears what the factorization of a front reads before writing: the fully summed
+// columns entirely (m * p contiguous entries), and column j >= p from row cb_zero_row(p, j) down (the
+// contribution block's lower triangle and the upper parts of the DGEMM blocks' diagonal squares). A warp
+// per column, lanes down the column.
+__global__ void zero_fronts_kernel(const FrontDesc* fronts, double* fbuf) {
+  const FrontDesc f = fronts[blockIdx.x];
+  double* F = fbuf + f.off;
+  const long long m = f.m, fs = m * f.p;
+  const int lane = threadIdx.x & 31;
+  for (long long e = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x; e < fs;
+       e += static_cast<long long>(gridDim.y) * blockDim.x)
+    F[e] = 0.0;
+  for (long long j = f.p + first_warp(); j < m; j += warp_stride())
+    for (long long i = cb_zero_row(f.p, j) + lane; i < m; i += 32) F[i + j * m] = 0.0;
+}
+
+// grid: one block per child task of this rank. Each parent appears at most once per launch. The child's
+// contribution block is read where its factorization left it, in the previous level's front buffer.
 __global__ void assemble_children_kernel(const ChildTask* tasks, const FrontDesc* fronts, double* fbuf, int* vars,
-                                         const double* cb_prev, const int* cmap, const int* rows_store) {
+                                         const double* prev_fronts, const int* cmap, const int* rows_store) {
   const ChildTask t = tasks[blockIdx.x];
   const FrontDesc f = fronts[t.parent];
   double* F = fbuf + f.off;
-  const double* C = cb_prev + t.cb_off;
+  const double* C = prev_fronts + t.cb_off;
   if (blockIdx.y == 0)
     for (int i = threadIdx.x; i < t.nd; i += blockDim.x)
       vars[f.var_off + t.delay_pos + i] = rows_store[t.child_vars + t.child_nelim + i];
@@ -64,17 +82,17 @@ __global__ void assemble_children_kernel(const ChildTask* tasks, const FrontDesc
     for (int i = j + lane; i < t.mc; i += 32) {
       const int fi = i < t.nd ? t.delay_pos + i
                               : front_row(cmap[t.cmap_off + t.child_ncol + (i - t.nd)], f.ncol, f.ndelay);
-      const double v = C[i + static_cast<long long>(j) * t.mc];
+      const double v = C[i + static_cast<long long>(j) * t.cb_ld];
       if (fi >= fj) F[fi + static_cast<long long>(fj) * f.m] += v;
       else F[fj + static_cast<long long>(fi) * f.m] += v;
     }
   }
 }
 
-// grid: one block per front. Copies L (strict upper triangle zeroed), the variable list, D and the
-// contribution block out of the front.
+// grid: (fronts, spread). Copies L (strict upper triangle zeroed), the variable list and D out of the front
+// (the contribution block stays in the front until the parent level has assembled it).
 __global__ void copy_out_kernel(const CopyOutTask* tasks, const FrontDesc* fronts, const double* fbuf, const int* vars,
-                                const double* dbuf, double* lstore, int* rows_store, double* dstore, double* cb_cur) {
+                                const double* dbuf, double* lstore, int* rows_store, double* dstore) {
   const CopyOutTask t = tasks[blockIdx.x];
   const FrontDesc f = fronts[t.front];
   const double* F = fbuf + f.off;
@@ -87,13 +105,15 @@ __global__ void copy_out_kernel(const CopyOutTask* tasks, const FrontDesc* front
     for (int i = threadIdx.x; i < f.m; i += blockDim.x) rows_store[t.rows_off + i] = vars[f.var_off + i];
     for (int i = threadIdx.x; i < 2 * t.nelim; i += blockDim.x) dstore[t.dstore_off + i] = dbuf[f.d_off + i];
   }
-  const long long mc = m - t.nelim;
-  for_column_segments(mc, mc, [&](long long j, long long i) {
-    cb_cur[t.cb_off + i + j * mc] = i >= j ? F[(t.nelim + i) + (t.nelim + j) * m] : 0.0;
-  });
 }
 
 }  // namespace
+
+void launch_zero_fronts(const FrontDesc* fronts, int nfronts, int spread, double* fbuf, cudaStream_t s) {
+  if (nfronts == 0) return;
+  zero_fronts_kernel<<<dim3(nfronts, spread), 256, 0, s>>>(fronts, fbuf);
+  check_launch("zero_fronts_kernel");
+}
 
 void launch_init_fronts(const FrontDesc* fronts, int nfronts, double*, int* vars, const int* perm, const int* sptr,
                         const long long* rptr, const int* rlist, cudaStream_t s) {
@@ -111,17 +131,16 @@ void launch_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const
 }
 
 void launch_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
-                              int* vars, const double* cb_prev, const int* cmap, const int* rows_store, cudaStream_t s) {
+                              int* vars, const double* prev_fronts, const int* cmap, const int* rows_store, cudaStream_t s) {
   if (ntasks == 0) return;
-  assemble_children_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, vars, cb_prev, cmap, rows_store);
+  assemble_children_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, vars, prev_fronts, cmap, rows_store);
   check_launch("assemble_children_kernel");
 }
 
 void launch_copy_out(const CopyOutTask* tasks, int ntasks, int spread, const FrontDesc* fronts, const double* fbuf,
-                     const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore, double* cb_cur,
-                     cudaStream_t s) {
+                     const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore, cudaStream_t s) {
   if (ntasks == 0) return;
-  copy_out_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lstore, rows_store, dstore, cb_cur);
+  copy_out_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, vars, dbuf, lstore, rows_store, dstore);
   check_launch("copy_out_kernel");
 }
 

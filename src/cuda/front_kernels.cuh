@@ -16,14 +16,18 @@ namespace ssids {
 namespace detail {
 namespace gpu {
 
+/// Clears what the factorization of each front reads before it writes (see cb_zero_row); spread: blocks per
+/// front (grid dimension y).
+void launch_zero_fronts(const FrontDesc* fronts, int nfronts, int spread, double* fbuf, cudaStream_t s);
 void launch_init_fronts(const FrontDesc* fronts, int nfronts, double* fbuf, int* vars, const int* perm,
                         const int* sptr, const long long* rptr, const int* rlist, cudaStream_t s);
 void launch_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const long long* tptr,
                        const ATarget* targets, const long long* srcs, const double* val, const double* scale,
                        cudaStream_t s);
-/// spread: blocks per task (grid dimension y), so that big contribution blocks use many SMs.
+/// spread: blocks per task (grid dimension y), so that big contribution blocks use many SMs. prev_fronts:
+/// the previous level's front buffer, where the children's contribution blocks are (ChildTask::cb_off).
 void launch_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
-                              int* vars, const double* cb_prev, const int* cmap, const int* rows_store,
+                              int* vars, const double* prev_fronts, const int* cmap, const int* rows_store,
                               cudaStream_t s);
 void launch_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf,
                           double* lt, double* sbuf, WindowResult* res, DenseParams prm, cudaStream_t s);
@@ -43,7 +47,7 @@ void launch_form_w(const FormWTask* tasks, int ntasks, long long max_entries, cu
 void launch_update(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s);
 void launch_copy_out(const CopyOutTask* tasks, int ntasks, int spread, const FrontDesc* fronts, const double* fbuf,
                      const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore,
-                     double* cb_cur, cudaStream_t s);
+                     cudaStream_t s);
 /// Apply a host-computed permutation of positions [lo, lo+len) of one front (the root fallback), using
 /// scratch (3*len ints on the device, src in the first len).
 void launch_permute_range(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch,

@@ -7,6 +7,8 @@
 #pragma once
 #include <cstdint>
 
+#include "common/host_device.hpp"
+
 namespace ssids {
 namespace detail {
 namespace gpu {
@@ -35,7 +37,9 @@ struct ChildTask {
   int nd;                ///< delayed columns of the child (the first nd rows/cols of its block)
   int delay_pos;         ///< where the child's delayed columns go in the parent front
   int child_ncol;        ///< eliminated columns planned for the child (cmap offset)
-  long long cb_off;      ///< offset of the child's contribution block in the previous level's CB buffer
+  long long cb_off;      ///< offset of the child's contribution block (the trailing mc x mc block of its front)
+                         ///< in the previous level's front buffer
+  int cb_ld;             ///< leading dimension of the contribution block (the child front's m)
   long long cmap_off;    ///< rptr[child]: its cmap entries start here
   long long child_vars;  ///< offset of the child's final variable list (rows) in the rows buffer
   int child_nelim;       ///< columns the child eliminated (its delayed variables follow them)
@@ -70,6 +74,17 @@ struct WindowResult {
   double d[2 * max_window + 2];
 };
 
+/// Column block of the contribution-block updates that go through cuBLAS DGEMM: each block of columns
+/// [j0, j0 + cb_gemm_col_block) of the block is updated from row j0 down, so the strict upper triangle of
+/// the block's diagonal square is written too (never read). zero_fronts clears exactly what is read or
+/// written: the fully summed columns entirely, the contribution block from the top of each column's block.
+constexpr int cb_gemm_col_block = 512;
+
+/// First row of column j (j >= p) of a front that zero_fronts clears: the top of the column's DGEMM block.
+SSIDS_HOST_DEVICE long long cb_zero_row(int p, long long j) {
+  return p + (j - p) / cb_gemm_col_block * cb_gemm_col_block;
+}
+
 /// Rows of the front handled by one block of apply_window.
 constexpr int apply_rows = 128;
 
@@ -97,7 +112,6 @@ struct CopyOutTask {
   long long l_off;     ///< destination of the L block (m x nelim) in the factor buffer
   long long rows_off;  ///< destination of the variable list (m ints)
   long long dstore_off;///< destination of D (2 nelim doubles)
-  long long cb_off;    ///< destination of the contribution block ((m-nelim)^2) in this level's CB buffer
 };
 
 struct DenseParams {

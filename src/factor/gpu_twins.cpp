@@ -293,13 +293,24 @@ void twin_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const l
   }
 }
 
+void twin_zero_fronts(const FrontDesc* fronts, int nfronts, int, double* fbuf) {
+  for (int b = 0; b < nfronts; ++b) {
+    const FrontDesc f = fronts[b];
+    double* F = fbuf + f.off;
+    const long long m = f.m;
+    for (long long e = 0; e < m * f.p; ++e) F[e] = 0.0;
+    for (long long j = f.p; j < m; ++j)
+      for (long long i = cb_zero_row(f.p, j); i < m; ++i) F[i + j * m] = 0.0;
+  }
+}
+
 void twin_assemble_children(const ChildTask* tasks, int ntasks, int, const FrontDesc* fronts, double* fbuf, int* vars,
-                            const double* cb_prev, const int* cmap, const int* rows_store) {
+                            const double* prev_fronts, const int* cmap, const int* rows_store) {
   for (int b = 0; b < ntasks; ++b) {
     const ChildTask t = tasks[b];
     const FrontDesc f = fronts[t.parent];
     double* F = fbuf + f.off;
-    const double* C = cb_prev + t.cb_off;
+    const double* C = prev_fronts + t.cb_off;
     for (int i = 0; i < t.nd; ++i) vars[f.var_off + t.delay_pos + i] = rows_store[t.child_vars + t.child_nelim + i];
     // each entry of the block is added once, into a distinct front entry: the kernel's spread over blocks,
     // warps and lanes does not change any sum
@@ -308,7 +319,7 @@ void twin_assemble_children(const ChildTask* tasks, int ntasks, int, const Front
       for (int i = j; i < t.mc; ++i) {
         const int fi =
             i < t.nd ? t.delay_pos + i : front_row(cmap[t.cmap_off + t.child_ncol + (i - t.nd)], f.ncol, f.ndelay);
-        const double v = C[i + static_cast<long long>(j) * t.mc];
+        const double v = C[i + static_cast<long long>(j) * t.cb_ld];
         if (fi >= fj) F[fi + static_cast<long long>(fj) * f.m] += v;
         else F[fj + static_cast<long long>(fi) * f.m] += v;
       }
@@ -317,8 +328,7 @@ void twin_assemble_children(const ChildTask* tasks, int ntasks, int, const Front
 }
 
 void twin_copy_out(const CopyOutTask* tasks, int ntasks, int, const FrontDesc* fronts, const double* fbuf,
-                   const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore,
-                   double* cb_cur) {
+                   const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore) {
   for (int b = 0; b < ntasks; ++b) {
     const CopyOutTask t = tasks[b];
     const FrontDesc f = fronts[t.front];
@@ -330,11 +340,6 @@ void twin_copy_out(const CopyOutTask* tasks, int ntasks, int, const FrontDesc* f
     }
     for (int i = 0; i < f.m; ++i) rows_store[t.rows_off + i] = vars[f.var_off + i];
     for (int i = 0; i < 2 * t.nelim; ++i) dstore[t.dstore_off + i] = dbuf[f.d_off + i];
-    const long long mc = m - t.nelim;
-    for (long long e = 0; e < mc * mc; ++e) {
-      const long long i = e % mc, j = e / mc;
-      cb_cur[t.cb_off + e] = i >= j ? F[(t.nelim + i) + (t.nelim + j) * m] : 0.0;
-    }
   }
 }
 

@@ -25,12 +25,13 @@ namespace ssids {
 namespace detail {
 namespace gpu {
 
+void twin_zero_fronts(const FrontDesc* fronts, int nfronts, int spread, double* fbuf);
 void twin_init_fronts(const FrontDesc* fronts, int nfronts, double* fbuf, int* vars, const int* perm,
                       const int* sptr, const long long* rptr, const int* rlist);
 void twin_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const long long* tptr,
                      const ATarget* targets, const long long* srcs, const double* val, const double* scale);
 void twin_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
-                            int* vars, const double* cb_prev, const int* cmap, const int* rows_store);
+                            int* vars, const double* prev_fronts, const int* cmap, const int* rows_store);
 void twin_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, double* lt,
                         double* sbuf, WindowResult* res, DenseParams prm);
 void twin_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
@@ -42,8 +43,7 @@ void twin_commit_window(const WindowTask* tasks, int ntasks, long long max_entri
 void twin_form_w(const FormWTask* tasks, int ntasks, long long max_entries);
 void twin_update(const UpdateTask* tasks, int ntasks, long long ntiles);
 void twin_copy_out(const CopyOutTask* tasks, int ntasks, int spread, const FrontDesc* fronts, const double* fbuf,
-                   const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore,
-                   double* cb_cur);
+                   const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore);
 void twin_permute_range(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch);
 
 /// Twin of update_tiles: number of 64x64 lower tiles of a region nrow x ncol (nrow >= ncol).
