@@ -33,6 +33,7 @@ struct DeviceFactors {
   int n_fwd_tasks = 0, n_bwd_tasks = 0;
   int total_tiles = 0;                      ///< tile flags per sweep
   long long total_rows = 0;                 ///< work buffer rows per right-hand side (sum of m)
+  long long part_slots = 0;                 ///< backward partial slots (SolveNode::part_slot)
 };
 
 /// D and D^{-1} on the device (host layout); replaced as a whole by alter().

@@ -78,7 +78,7 @@ struct WindowResult {
 /// [j0, j0 + cb_gemm_col_block) of the block is updated from row j0 down, so the strict upper triangle of
 /// the block's diagonal square is written too (never read). zero_fronts clears exactly what is read or
 /// written: the fully summed columns entirely, the contribution block from the top of each column's block.
-constexpr int cb_gemm_col_block = 512;
+constexpr int cb_gemm_col_block = 256;
 
 /// First row of column j (j >= p) of a front that zero_fronts clears: the top of the column's DGEMM block.
 SSIDS_HOST_DEVICE long long cb_zero_row(int p, long long j) {

@@ -37,7 +37,7 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
 
   // ---- nodes: work-buffer rows, tiles, presolve offsets, the ancestor the backward sweep waits for
   Vector<SolveNode> nodes(static_cast<size_t>(nsup));
-  long long total_rows = 0, inv_size = 0;
+  long long total_rows = 0, inv_size = 0, part_slots = 0;
   int total_tiles = 0;
   for (index_t s = 0; s < nsup; ++s) {
     const DeviceNodeInfo& ni = info[s];
@@ -61,6 +61,10 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
     index_t p = sym.sparent[s];
     while (p >= 0 && info[p].ne == 0) p = sym.sparent[p];
     nd.wait_node = p;
+    const int below = (ni.m - ni.ne + T - 1) / T;  // row blocks below the pivots
+    nd.ngroups = below > solve_chunk_blocks ? (below + solve_chunk_blocks - 1) / solve_chunk_blocks : 0;
+    nd.part_slot = part_slots;
+    part_slots += static_cast<long long>(nd.ntile) * nd.ngroups;
   }
   too_big(total_rows);
 
@@ -87,23 +91,34 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   const Vector<int>& gsrc = gather.gsrc;
 
   // ---- tasks in ticket order: forward leaves first (deepest level first), row blocks in order;
-  //      backward roots first, a node's tiles last first
-  Vector<SolveTask> fwd, bwd;
+  //      backward roots first, per level the partial tasks of its nodes, then their tiles, last first
+  Vector<SolveTask> fwd, bwd, tiles;
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev)
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
       const index_t s = sym.level_nodes[k];
-      for (int b = 0; b < nodes[s].nblk; ++b) fwd.push_back(SolveTask{s, b});
+      for (int b = 0; b < nodes[s].nblk; ++b) fwd.push_back(SolveTask{s, b, -1});
     }
-  for (index_t lev = 0; lev < sym.num_levels; ++lev)
+  for (index_t lev = 0; lev < sym.num_levels; ++lev) {
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
       const index_t s = sym.level_nodes[k];
-      for (int t = nodes[s].ntile - 1; t >= 0; --t) bwd.push_back(SolveTask{s, t});
+      for (int t = nodes[s].ntile - 1; t >= 0; --t)
+        for (int g = 0; g < nodes[s].ngroups; ++g) bwd.push_back(SolveTask{s, t, g});
     }
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const index_t s = sym.level_nodes[k];
+      for (int t = nodes[s].ntile - 1; t >= 0; --t) {
+        bwd.push_back(SolveTask{s, t, -1});
+        tiles.push_back(SolveTask{s, t, -1});
+      }
+    }
+  }
   too_big(static_cast<long long>(fwd.size()));
+  too_big(static_cast<long long>(bwd.size()));
   df->n_fwd_tasks = static_cast<int>(fwd.size());
   df->n_bwd_tasks = static_cast<int>(bwd.size());
   df->total_tiles = total_tiles;
   df->total_rows = total_rows;
+  df->part_slots = part_slots;
 
   // ---- upload
   df->nodes.upload(nodes.data(), nodes.size(), st);
@@ -116,8 +131,8 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   df->pivot_var.upload(pv.data(), pv.size(), st);
   if (scale) df->scale.upload(scale, static_cast<size_t>(sym.n), st);
 
-  // ---- presolve: invert every diagonal tile (the backward sweep's tasks list every tile once)
-  if (presolve && !bwd.empty()) {
+  // ---- presolve: invert every diagonal tile
+  if (presolve && !tiles.empty()) {
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     check_cuda(cudaEventCreate(&e0), "cudaEventCreate");
     cudaError_t ce = cudaEventCreate(&e1);
@@ -125,8 +140,10 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
     check_cuda(ce, "cudaEventCreate");
     try {
       df->inv.reserve_discard(static_cast<size_t>(inv_size) + 1);
+      DeviceBuffer<SolveTask> dtiles;
+      dtiles.upload(tiles.data(), tiles.size(), st);
       check_cuda(cudaEventRecord(e0, st), "cudaEventRecord");
-      launch_invert_tiles(df->bwd_tasks.get(), df->n_bwd_tasks, df->l.get(), df->nodes.get(), df->inv.get(),
+      launch_invert_tiles(dtiles.get(), static_cast<int>(tiles.size()), df->l.get(), df->nodes.get(), df->inv.get(),
                           posdef ? 1 : 0, st);
       check_cuda(cudaEventRecord(e1, st), "cudaEventRecord");
       check_cuda(cudaStreamSynchronize(st), "presolve");
@@ -194,9 +211,10 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   const bool scaled = df.scale.get() != nullptr;
   const bool sweeps = job != SolveJob::diagonal;
   const int panel = std::min(nrhs, solve_panel);
-  const std::size_t work = sweeps ? static_cast<std::size_t>(df.total_rows) * panel : 0;
-  // integer state: tickets (2), error (1), tile flags and node counters of both sweeps
-  const std::size_t nflags = 3 + 2 * static_cast<std::size_t>(df.total_tiles) + 2 * static_cast<std::size_t>(df.nsup);
+  const std::size_t rows_work = sweeps ? static_cast<std::size_t>(df.total_rows) * panel : 0;
+  const std::size_t work = rows_work + (sweeps ? static_cast<std::size_t>(df.part_slots) * solve_panel * solve_tile : 0);
+  // integer state: tickets (2), error (1), tile flags and node counters of both sweeps, partial counters
+  const std::size_t nflags = 3 + 3 * static_cast<std::size_t>(df.total_tiles) + 2 * static_cast<std::size_t>(df.nsup);
   StreamBuffer wb(work * sizeof(double), st);
   StreamBuffer& fb = *flags_keep;
   fb.allocate(nflags * sizeof(int), st);
@@ -214,12 +232,14 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   a.posdef = df.posdef ? 1 : 0;
   a.buf = wb.get();
   a.total_rows = df.total_rows;
+  a.part = wb.get() + rows_work;
   a.flags.ticket = fl;
   a.flags.error = fl + 2;
   a.flags.fwd_tile = fl + 3;
   a.flags.bwd_tile = a.flags.fwd_tile + df.total_tiles;
   a.flags.fwd_done = a.flags.bwd_tile + df.total_tiles;
   a.flags.bwd_done = a.flags.fwd_done + df.nsup;
+  a.flags.bwd_part = a.flags.bwd_done + df.nsup;
   *error_flag_out = a.flags.error;
   const int n = static_cast<int>(df.n);
   auto sweep = [&](bool forward) {

@@ -13,6 +13,18 @@ constexpr int P = solve_panel;
 constexpr int NT = solve_threads;
 constexpr int G = NT / T;  // thread (i, g): row (or column) i of the block, right-hand sides g, g + G, ...
 
+#ifndef SSIDS_SOLVE_FWD_MIN_BLOCKS
+#define SSIDS_SOLVE_FWD_MIN_BLOCKS 3
+#endif
+#ifndef SSIDS_SOLVE_BWD_MIN_BLOCKS
+#define SSIDS_SOLVE_BWD_MIN_BLOCKS 1
+#endif
+/// Resident blocks per multiprocessor the sweep kernels are compiled for (bounds their registers). The
+/// forward sweep is limited by how many row-block tasks run at once (H200, laplace3d:80: 8.9 ms with one
+/// block per multiprocessor, 233 registers; 5.0 ms with three, 80 registers).
+constexpr int fwd_min_blocks = SSIDS_SOLVE_FWD_MIN_BLOCKS;
+constexpr int bwd_min_blocks = SSIDS_SOLVE_BWD_MIN_BLOCKS;
+
 /// Waits until *p >= target (an integer flag written by another block of the same launch). Gives up after
 /// a few seconds, setting *error (a dependency that never comes is an internal error; never a hang).
 __device__ void wait_at_least(const int* p, int target, int* error) {
@@ -141,7 +153,7 @@ __device__ __forceinline__ void load_block(double (*t)[T + 1], const double* L, 
   put(b, t);
 }
 
-__global__ void __launch_bounds__(NT) forward_sweep_kernel(SolveArgs a) {
+__global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(SolveArgs a) {
   __shared__ double v[P][T];      // the block's rows
   __shared__ double y[P][T];      // a solved tile
   __shared__ double t[T][T + 1];  // the diagonal tile
@@ -232,7 +244,7 @@ __global__ void __launch_bounds__(NT) forward_sweep_kernel(SolveArgs a) {
   if (threadIdx.x == 0) atomicAdd(a.flags.fwd_done + task.node, 1);
 }
 
-__global__ void __launch_bounds__(NT) backward_sweep_kernel(SolveArgs a) {
+__global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(SolveArgs a) {
   __shared__ double v[P][T];      // the tile's unknowns
   __shared__ double w[P][T];      // x of a chunk of rows below, then the solved tile
   __shared__ double t[T][T + 1];  // a block of L
@@ -252,11 +264,9 @@ __global__ void __launch_bounds__(NT) backward_sweep_kernel(SolveArgs a) {
     wait_at_least(a.flags.bwd_done + nd.wait_node, a.nodes[nd.wait_node].ntile, a.flags.error);
   __syncthreads();
   __threadfence();
-  if (i < tb)
-    for (int q = g; q < a.nrhs; q += G) v[q][i] = __ldcg(a.x + rows[c0 + i] + q * a.ldx);
-  // 2. rows below the pivots (the ancestors' variables), 64 at a time, then 3. the node's later tiles, last
-  //    first, as they are solved; items in that order, the next one's block of L (at last the diagonal
-  //    tile) fetched while one is used
+  // 2. rows below the pivots (the ancestors' variables), 64 at a time — here, or in the node's partial tasks
+  //    — then 3. the node's later tiles, last first, as they are solved; items in that order, the next
+  //    one's block of L (at last the diagonal tile) fetched while one is used
   const int na = (nd.m - nd.ne + T - 1) / T, nl = nd.ntile - 1 - task.blk;
   auto fetch_item = [&](BlockRegs& b, int item) {
     if (item < na) {
@@ -269,9 +279,33 @@ __global__ void __launch_bounds__(NT) backward_sweep_kernel(SolveArgs a) {
       fetch_diag(b, a, nd, task.blk, tb);
     }
   };
+  const bool partial = task.part >= 0;
+  int first = 0, last = na + nl;
+  if (partial) {  // v = - sum over this group's row blocks of L(rows, tile)^T x(rows)
+    first = task.part * solve_chunk_blocks;
+    last = min(na, first + solve_chunk_blocks);
+    if (i < tb)
+      for (int q = g; q < a.nrhs; q += G) v[q][i] = 0.0;
+  } else {
+    if (i < tb)
+      for (int q = g; q < a.nrhs; q += G) v[q][i] = __ldcg(a.x + rows[c0 + i] + q * a.ldx);
+    if (nd.ngroups > 0) {  // the partial tasks did the rows below: add their slots in group order
+      if (threadIdx.x == 0) wait_at_least(a.flags.bwd_part + nd.flag_off + task.blk, nd.ngroups, a.flags.error);
+      __syncthreads();
+      __threadfence();
+      const double* slot = a.part + (nd.part_slot + static_cast<long long>(task.blk) * nd.ngroups) * P * T;
+      if (i < tb)
+        for (int q = g; q < a.nrhs; q += G) {
+          double acc = v[q][i];
+          for (int gr = 0; gr < nd.ngroups; ++gr) acc += __ldcg(slot + (static_cast<long long>(gr) * P + q) * T + i);
+          v[q][i] = acc;
+        }
+      first = na;
+    }
+  }
   BlockRegs next;
-  fetch_item(next, 0);
-  for (int item = 0; item < na + nl; ++item) {
+  if (first < last || !partial) fetch_item(next, first);
+  for (int item = first; item < last; ++item) {
     __syncthreads();
     int r0, nr;
     if (item < na) {
@@ -295,9 +329,18 @@ __global__ void __launch_bounds__(NT) backward_sweep_kernel(SolveArgs a) {
         if (r < nr) w[q][r] = __ldcg(buf + q * TR + r0 + r);
       }
     }
-    fetch_item(next, item + 1);
+    if (item + 1 < last || !partial) fetch_item(next, item + 1);
     __syncthreads();
     if (i < tb) subtract_columns(v, t, w, i, g, a.nrhs, nr);
+  }
+  if (partial) {
+    double* slot = a.part + (nd.part_slot + static_cast<long long>(task.blk) * nd.ngroups + task.part) * P * T;
+    if (i < tb)
+      for (int q = g; q < a.nrhs; q += G) __stcg(slot + q * T + i, v[q][i]);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(a.flags.bwd_part + nd.flag_off + task.blk, 1);
+    return;
   }
   __syncthreads();
   // 4. the transposed diagonal tile

@@ -18,7 +18,10 @@
 // pivots — solve its diagonal tile (or multiply by its inverse: presolve), publish it, and finally hand the
 // contribution rows to the parent. Backward ((P L)^T x = y), tasks = tiles of every node, roots first,
 // last tile first: subtract L(rows below the pivots, tile)^T x(ancestors), then the later tiles as they
-// are solved, then solve the transposed tile.
+// are solved, then solve the transposed tile. Where a node has more than solve_chunk_blocks row blocks below
+// its pivots, that product is split: "partial" tasks (ticketed before the node's tiles) each multiply
+// solve_chunk_blocks row blocks into a slot of the partial buffer, and the tile task adds the slots in
+// order — so the long serial walk down a big node's rows is spread over many blocks.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -29,6 +32,8 @@ namespace gpu {
 constexpr int solve_tile = 64;    ///< rows of a row block = columns of a diagonal tile
 constexpr int solve_panel = 8;    ///< right-hand sides per sweep launch (more are done panel by panel)
 constexpr int solve_threads = 256;
+/// Row blocks below the pivots per partial task of the backward sweep.
+constexpr int solve_chunk_blocks = 8;
 
 struct SolveNode {
   long long l_off;     ///< L block (m x ne, ld m) in the L array
@@ -40,10 +45,13 @@ struct SolveNode {
   int flag_off;        ///< first tile flag of the node
   int child_begin, child_end;  ///< children that pass rows up (forward waits for them), in child_list
   int wait_node;       ///< backward: the nearest ancestor that eliminated something, or -1
+  int ngroups;         ///< backward: partial tasks per tile (0: the tile task walks the rows below itself)
+  long long part_slot; ///< backward: first partial slot of the node (tile t, group g: part_slot + t*ngroups + g)
 };
 
 struct SolveTask {
   int node, blk;  ///< forward: row block; backward: tile
+  int part;       ///< backward: group of row blocks below the pivots of a partial task, or -1 (a tile task)
 };
 
 /// Integer state of one sweep pair, zeroed before each sweep (cudaMemsetAsync).
@@ -53,6 +61,7 @@ struct SolveFlags {
   int* fwd_done;   ///< per node: row blocks finished
   int* bwd_tile;
   int* bwd_done;   ///< per node: tiles finished
+  int* bwd_part;   ///< per tile: partial tasks finished
   int* error;      ///< set when a wait timed out (an internal error: never expected)
 };
 
@@ -72,6 +81,7 @@ struct SolveArgs {
   int posdef;            ///< non-unit L (Cholesky factor with its diagonal)
   double* buf;           ///< work buffer, total_rows x nrhs
   long long total_rows;
+  double* part;          ///< backward partial products: slot s, column q at part + (s * solve_panel + q) * solve_tile
   SolveFlags flags;
 };
 
@@ -83,7 +93,7 @@ void launch_diag_solve(int n, const int* pivot_var, const double* d, const doubl
                        int nrhs, cudaStream_t s);
 /// x(i, r) *= scale(i).
 void launch_scale_rows(int n, const double* scale, double* x, long long ldx, int nrhs, cudaStream_t s);
-/// Presolve: invert every diagonal tile (node, tile) listed in tasks into inv.
+/// Presolve: invert every diagonal tile (node, tile) listed in tasks into inv (tile tasks only).
 void launch_invert_tiles(const SolveTask* tasks, int count, const double* l, const SolveNode* nodes, double* inv,
                          int posdef, cudaStream_t s);
 /// Posdef: L(:, j) *= sqrt(D_j) for every pivot column (turns the unit L D L^T into the Cholesky factor).
