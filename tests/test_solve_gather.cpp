@@ -25,7 +25,8 @@ struct NodeRows {
   std::vector<int> m, ne, rows;
   std::vector<long long> rows_off, buf_off;
   long long total = 0;
-  NodeRows(const ssids::detail::Symbolic& sym, bool shuffle) {
+  /// reverse: the nodes' work-buffer rows laid out last node first (not in node order)
+  NodeRows(const ssids::detail::Symbolic& sym, bool shuffle, bool reverse = false) {
     const index_t nsup = sym.nsup;
     m.resize(nsup);
     ne.resize(nsup);
@@ -45,19 +46,26 @@ struct NodeRows {
         std::shuffle(rows.begin() + rows_off[s] + ne[s], rows.end(), rng);
       }
     }
+    if (reverse) {
+      long long b = 0;
+      for (index_t s = nsup - 1; s >= 0; --s) {
+        buf_off[s] = b;
+        b += m[s];
+      }
+    }
   }
   ssids::detail::SolveGatherInput input() const {
     return ssids::detail::SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(), rows.data(), total};
   }
 };
 
-void check_gather(const ssids::SymmetricMatrix& a, bool shuffle) {
+void check_gather(const ssids::SymmetricMatrix& a, bool shuffle, bool reverse = false) {
   ssids::Options opt;
   ssids::Inform inf;
   const ssids::Analysis an = ssids::analyse(a.view(), opt, inf);
   const ssids::detail::Symbolic& sym = an.symbolic();
   const index_t nsup = sym.nsup;
-  const NodeRows nr(sym, shuffle);
+  const NodeRows nr(sym, shuffle, reverse);
   const std::vector<int>&m = nr.m, &ne = nr.ne, &rows = nr.rows;
   const std::vector<long long>&rows_off = nr.rows_off, &buf_off = nr.buf_off;
   const long long total = nr.total;
@@ -105,6 +113,11 @@ TEST_CASE("solve gather map: equal to the sequential definition (rows in analysi
     check_gather(ssids::generate_kkt_qp(600, 250, 1e-8, 3), shuffle);
     check_gather(ssids::generate_stokes(10), shuffle);
   }
+}
+
+TEST_CASE("solve gather map: work-buffer rows not in node order (the sequential prefix sum)") {
+  check_gather(ssids::generate_laplace3d(10), true, true);
+  check_gather(ssids::generate_kkt_qp(400, 150, 1e-8, 5), false, true);
 }
 
 TEST_CASE("solve gather map: a child row missing from its parent is an internal error") {

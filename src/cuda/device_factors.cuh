@@ -47,14 +47,18 @@ struct DeviceNodeInfo {
   long long l_off = 0, rows_off = 0;
 };
 
+/// Where the time of build_device_factors goes (seconds; presolve is device time).
+struct SolvePlanTimes {
+  double gather = 0, tasks = 0, upload = 0, presolve = 0;
+};
+
 /// Builds the solve plan and takes over the device arrays l and rows (swapped out of the arguments).
-/// host_rows: a copy of the device rows array. Inverts the diagonal tiles when presolve is set
-/// (seconds of device time in *presolve_seconds).
+/// host_rows: a copy of the device rows array. Inverts the diagonal tiles when presolve is set.
 std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const Vector<DeviceNodeInfo>& info,
                                                     const Vector<int>& host_rows, DeviceBuffer<double>& l,
                                                     std::size_t l_size, DeviceBuffer<int>& rows, bool posdef,
                                                     bool presolve, const Vector<index_t>& pivot_var,
-                                                    const double* scale, cudaStream_t st, double* presolve_seconds);
+                                                    const double* scale, cudaStream_t st, SolvePlanTimes* times);
 
 }  // namespace detail
 }  // namespace ssids

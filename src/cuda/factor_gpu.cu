@@ -20,6 +20,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_factors.cuh"
+#include "cuda/factor_tables.hpp"
 #include "cuda/front_kernels.cuh"
 #include "factor/dense_ldlt.hpp"
 #include "factor/factor_gpu.hpp"
@@ -278,11 +279,7 @@ bool check_device_memory(const Symbolic& sym, const LevelPlan& pl, long long l_g
 }
 
 /// Per-node results kept on the host while levels are processed.
-struct NodeInfo {
-  int m = 0, p = 0, ndelay = 0, nelim = 0;
-  long long l_off = 0, rows_off = 0, d_off = 0;
-  long long front_off = 0;  ///< offset of the node's front in its level's front buffer
-};
+using NodeInfo = GpuNodeInfo;
 
 }  // namespace
 
@@ -720,79 +717,18 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   if (d_used) check_cuda(cudaMemcpyAsync(hD.data(), dDs.get(), hD.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy D");
   if (rows_used) check_cuda(cudaMemcpyAsync(hRows.data(), dRows.get(), hRows.size() * sizeof(int), cudaMemcpyDeviceToHost, st), "copy rows");
   stream.sync();
+  const auto h2b = clock::now();
 
   out.n = sym.n;
-  out.nodes.resize(sym.nsup);
   out.pivot_var.resize(sym.n);
-  if (!posdef) {
-    out.d.assign(2 * static_cast<size_t>(sym.n), 0.0);
-    out.dinv.assign(2 * static_cast<size_t>(sym.n), 0.0);
-  }
-  offset_t rsize = 0;
-  for (index_t s = 0; s < sym.nsup; ++s) rsize += info[s].m;
-  out.rows.resize(rsize);
-  index_t pos = 0;
-  offset_t rp = 0, num_factor = 0, num_flops = 0;
-  int num_delay = 0, maxfront = 0, num_two = 0, num_neg = 0, num_pos = 0, num_zero = 0;
-  for (index_t s = 0; s < sym.nsup; ++s) {
-    const NodeInfo& ni = info[s];
-    NodeFactor& nfac = out.nodes[s];
-    nfac.nelim = ni.nelim;
-    nfac.nrow = ni.m;
-    nfac.ndelay_in = ni.ndelay;
-    nfac.pos = pos;
-    nfac.row_ptr = rp;
-    nfac.lptr = ni.l_off;
-    std::copy(hRows.begin() + ni.rows_off, hRows.begin() + ni.rows_off + ni.m, out.rows.begin() + rp);
-    const double* d = hD.data() + ni.d_off;
-    for (index_t k = 0; k < ni.nelim; ++k) out.pivot_var[pos + k] = hRows[ni.rows_off + k];
-    if (!posdef) {
-      for (index_t k = 0; k < ni.nelim; ++k) {
-        const double d11 = d[2 * k], d21 = d[2 * k + 1];
-        out.d[2 * (pos + k)] = d11;
-        out.d[2 * (pos + k) + 1] = d21;
-        if (d21 != 0.0) {
-          const double d22 = d[2 * k + 2];
-          double i11, i21, i22;
-          two_by_two_inverse(d11, d21, d22, i11, i21, i22);
-          out.dinv[2 * (pos + k)] = i11;
-          out.dinv[2 * (pos + k) + 1] = i21;
-          out.dinv[2 * (pos + k) + 2] = i22;
-          out.d[2 * (pos + k) + 2] = d22;
-          ++num_two;
-          const double det = d11 * d22 - d21 * d21;
-          if (det < 0) {
-            ++num_neg;
-            ++num_pos;
-          } else if (d11 + d22 > 0) {
-            num_pos += 2;
-          } else {
-            num_neg += 2;
-          }
-          ++k;
-        } else {
-          out.dinv[2 * (pos + k)] = d11 != 0.0 ? 1.0 / d11 : 0.0;
-          if (d11 > 0) ++num_pos;
-          else if (d11 < 0) ++num_neg;
-          else ++num_zero;
-        }
-      }
-    }
-    rp += ni.m;
-    pos += ni.nelim;
-    num_delay += ni.p - ni.nelim;
-    maxfront = std::max(maxfront, ni.m);
-    const offset_t m = ni.m, ne = ni.nelim;
-    num_factor += m * ne - ne * (ne - 1) / 2;
-    for (offset_t k = 0; k < ne; ++k) {
-      const offset_t below = m - k - 1;
-      num_flops += below * below + 2 * below;
-    }
-  }
-  if (pos != sym.n) throw Error(flag::unknown, "internal error: the GPU factorization did not eliminate every column");
+  const GpuFactorCounts counts = fill_host_tables(sym.n, info, hRows.data(), hD.data(), posdef, out);
+  if (counts.eliminated != sym.n)
+    throw Error(flag::unknown, "internal error: the GPU factorization did not eliminate every column");
 
   // ---- the factors stay on the device, with the plan of the GPU solve
   const auto h3 = clock::now();
+  SolvePlanTimes plan_times;
+  double t_diag_upload = 0.0;
   {
     Vector<DeviceNodeInfo> dinfo(static_cast<size_t>(sym.nsup));
     for (index_t s = 0; s < sym.nsup; ++s) {
@@ -801,40 +737,45 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       dinfo[s].l_off = info[s].l_off;
       dinfo[s].rows_off = info[s].rows_off;
     }
-    double t_presolve = 0.0;
     out.device = build_device_factors(sym, dinfo, hRows, dL, static_cast<size_t>(l_used), dRows, posdef,
-                                      options.presolve, out.pivot_var, scale, st, &t_presolve);
+                                      options.presolve, out.pivot_var, scale, st, &plan_times);
     out.host_l = std::make_shared<HostCopyOfL>();
     out.mode = mode;
+    const auto h4 = clock::now();
     out.device_diag = upload_device_diag(out);
-    inform.time_gpu_presolve = t_presolve;
+    t_diag_upload = secs(h4, clock::now());
+    inform.time_gpu_presolve = plan_times.presolve;
   }
   if (options.print_level > 0)
     std::fprintf(stderr, "ssids gpu factor: setup and uploads %.3f s, levels %.3f s (device: assembly %.3f, dense %.3f, "
                  "update %.3f, other %.3f), D and rows to host %.3f s, solve plan %.3f s (presolve %.3f)\n", secs(h0, h1),
                  secs(h1, h2), t_assembly, t_dense, t_update, t_other, secs(h2, h3), secs(h3, clock::now()),
                  inform.time_gpu_presolve);
-  if (options.print_level >= 2)
+  if (options.print_level >= 2) {
     std::fprintf(stderr, "ssids gpu factor: %lld window steps; device factor_window %.3f s, apply_window %.3f s, "
                  "commit_window %.3f s\n", n_steps, t_win, t_apply, t_commit);
+    std::fprintf(stderr, "ssids gpu factor: D and rows: copies %.3f s, host tables %.3f s; solve plan: gather map %.3f s, "
+                 "tasks %.3f s, uploads %.3f s, D and D^-1 upload %.3f s\n", secs(h2, h2b), secs(h2b, h3),
+                 plan_times.gather, plan_times.tasks, plan_times.upload, t_diag_upload);
+  }
   inform.time_gpu_assembly = t_assembly;
   inform.time_gpu_dense = t_dense;
   inform.time_gpu_update = t_update;
   inform.time_gpu_other = t_other;
-  inform.num_delay = num_delay;
-  inform.maxfront = maxfront;
-  inform.num_factor = num_factor;
-  inform.num_flops = num_flops;
+  inform.num_delay = counts.num_delay;
+  inform.maxfront = counts.maxfront;
+  inform.num_factor = counts.num_factor;
+  inform.num_flops = counts.num_flops;
   if (posdef) {
     inform.num_neg = 0;
     inform.num_pos = sym.n;
     inform.num_zero = 0;
     inform.num_two = 0;
   } else {
-    inform.num_neg = num_neg;
-    inform.num_pos = num_pos;
-    inform.num_zero = num_zero;
-    inform.num_two = num_two;
+    inform.num_neg = counts.num_neg;
+    inform.num_pos = counts.num_pos;
+    inform.num_zero = counts.num_zero;
+    inform.num_two = counts.num_two;
   }
   inform.matrix_rank = sym.n - inform.num_zero;
 }

@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <vector>
 
@@ -63,11 +64,43 @@ SolveGather build_solve_gather(const Symbolic& sym, const SolveGatherInput& in) 
     }
   }
   if (missing) throw Error(flag::unknown, "internal error: a contribution row of a child is not in its parent");
-  long long run = 0;
-  for (long long r = 0; r < in.total_rows; ++r) {
-    run += g.gptr[r + 1];
-    if (run > 2147483647LL) throw Error(flag::allocation, "the GPU solve plan needs more than 2^31 entries");
-    g.gptr[r + 1] = static_cast<int>(run);
+  // prefix sums of the counts: within each node's rows (in parallel), then over the nodes, then the nodes'
+  // offsets added (in parallel); when the nodes' rows are not laid out in node order, one sequential pass
+  bool node_order = true;
+  long long next = 0;
+  for (index_t s = 0; s < nsup && node_order; ++s) {
+    node_order = in.buf_off[s] == next;
+    next += in.m[s];
+  }
+  node_order = node_order && next == in.total_rows;
+  constexpr long long max_entries = 2147483647LL;
+  if (node_order) {
+    Vector<long long> node_start(static_cast<size_t>(nsup) + 1, 0);
+#pragma omp parallel for schedule(dynamic, 64)
+    for (index_t s = 0; s < nsup; ++s) {
+      long long run = 0;
+      int* c = g.gptr.data() + in.buf_off[s] + 1;
+      for (int i = 0; i < in.m[s]; ++i) {
+        run += c[i];
+        c[i] = static_cast<int>(std::min(run, max_entries));
+      }
+      node_start[s + 1] = run;
+    }
+    for (index_t s = 0; s < nsup; ++s) node_start[s + 1] += node_start[s];
+    if (node_start[nsup] > max_entries) throw Error(flag::allocation, "the GPU solve plan needs more than 2^31 entries");
+#pragma omp parallel for schedule(dynamic, 64)
+    for (index_t s = 0; s < nsup; ++s) {
+      const int add = static_cast<int>(node_start[s]);
+      int* c = g.gptr.data() + in.buf_off[s] + 1;
+      for (int i = 0; i < in.m[s]; ++i) c[i] += add;
+    }
+  } else {
+    long long run = 0;
+    for (long long r = 0; r < in.total_rows; ++r) {
+      run += g.gptr[r + 1];
+      if (run > max_entries) throw Error(flag::allocation, "the GPU solve plan needs more than 2^31 entries");
+      g.gptr[r + 1] = static_cast<int>(run);
+    }
   }
   g.gsrc.assign(static_cast<size_t>(g.gptr[in.total_rows]), 0);
 #pragma omp parallel

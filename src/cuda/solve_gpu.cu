@@ -2,6 +2,7 @@
 // (forward, diagonal, backward and their combinations, one or many right-hand sides, on the host or
 // already on the device). See solve_kernels.cuh for the scheme.
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <string>
 
@@ -19,7 +20,12 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
                                                     const Vector<int>& host_rows, DeviceBuffer<double>& l,
                                                     std::size_t l_size, DeviceBuffer<int>& rows, bool posdef,
                                                     bool presolve, const Vector<index_t>& pivot_var,
-                                                    const double* scale, cudaStream_t st, double* presolve_seconds) {
+                                                    const double* scale, cudaStream_t st, SolvePlanTimes* times) {
+  using clock = std::chrono::steady_clock;
+  auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  SolvePlanTimes local;
+  SolvePlanTimes& tm = times ? *times : local;
+  const auto t0 = clock::now();
   auto df = std::make_shared<DeviceFactors>();
   check_cuda(cudaGetDevice(&df->device), "cudaGetDevice");
   df->n = sym.n;
@@ -89,6 +95,8 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   const Vector<int>& children = gather.children;
   const Vector<int>& gcount = gather.gptr;
   const Vector<int>& gsrc = gather.gsrc;
+  const auto t1 = clock::now();
+  tm.gather = secs(t0, t1);
 
   // ---- tasks in ticket order: forward leaves first (deepest level first), row blocks in order;
   //      backward roots first, per level the partial tasks of its nodes, then their tiles, last first
@@ -120,6 +128,8 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   df->total_rows = total_rows;
   df->part_slots = part_slots;
 
+  const auto t2 = clock::now();
+  tm.tasks = secs(t1, t2);
   // ---- upload
   df->nodes.upload(nodes.data(), nodes.size(), st);
   df->children.upload(children.data(), children.size(), st);
@@ -149,7 +159,7 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
       check_cuda(cudaStreamSynchronize(st), "presolve");
       float ms = 0.0f;
       check_cuda(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-      if (presolve_seconds) *presolve_seconds = 1e-3 * ms;
+      tm.presolve = 1e-3 * ms;
     } catch (...) {
       cudaEventDestroy(e0);
       cudaEventDestroy(e1);
@@ -159,6 +169,7 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
     cudaEventDestroy(e1);
   }
   check_cuda(cudaStreamSynchronize(st), "upload of the solve plan");
+  tm.upload = secs(t2, clock::now()) - tm.presolve;
   return df;
 }
 
