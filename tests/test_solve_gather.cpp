@@ -137,3 +137,27 @@ TEST_CASE("solve gather map: a child row missing from its parent is an internal 
   CHECK_THROWS_AS(ssids::detail::build_solve_gather(sym, nr.input()), ssids::Error);
 }
 #endif
+
+#ifdef SSIDS_TEST_HAVE_CUDA
+TEST_CASE("solve gather map: a reused workspace gives the same map as fresh memory") {
+  ssids::detail::SolveGatherWorkspace ws;
+  for (const auto& a : {ssids::generate_laplace3d(9), ssids::generate_stokes(8), ssids::generate_laplace3d(9)}) {
+    ssids::Options opt;
+    ssids::Inform inf;
+    const ssids::Analysis an = ssids::analyse(a.view(), opt, inf);
+    for (const bool shuffle : {true, false}) {
+      const NodeRows nr(an.symbolic(), shuffle);
+      ssids::detail::build_solve_gather_into(an.symbolic(), nr.input(), ws);
+      const ssids::detail::SolveGather fresh = ssids::detail::build_solve_gather(an.symbolic(), nr.input());
+      CHECK(ws.g.children == fresh.children);
+      CHECK(ws.g.child_begin == fresh.child_begin);
+      CHECK(ws.g.child_end == fresh.child_end);
+      CHECK(ws.g.gptr == fresh.gptr);
+      CHECK(ws.g.gsrc == fresh.gsrc);
+      CHECK(!fresh.gsrc.empty());
+      for (const auto& p : ws.pos)
+        CHECK(std::count(p.begin(), p.end(), -1) == static_cast<long>(p.size()));  // maps left clean
+    }
+  }
+}
+#endif

@@ -81,6 +81,10 @@ struct Symbolic {
   struct GpuCacheSlot {
     std::mutex mutex;
     std::shared_ptr<void> data;
+    /// Host memory the GPU path's solve plan reuses from one factorization to the next (fresh pages cost
+    /// more than the work that fills them); taken with try_lock, so concurrent factorizations never wait.
+    std::mutex host_mutex;
+    std::shared_ptr<void> host_workspace;
   };
   std::shared_ptr<GpuCacheSlot> gpu_cache = std::make_shared<GpuCacheSlot>();
 

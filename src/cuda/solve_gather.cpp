@@ -14,8 +14,18 @@ namespace ssids {
 namespace detail {
 
 SolveGather build_solve_gather(const Symbolic& sym, const SolveGatherInput& in) {
+  SolveGatherWorkspace ws;
+  build_solve_gather_into(sym, in, ws);
+  return std::move(ws.g);
+}
+
+void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, SolveGatherWorkspace& ws) {
   const index_t nsup = sym.nsup;
-  SolveGather g;
+  SolveGather& g = ws.g;
+  const size_t nthreads = static_cast<size_t>(omp_get_max_threads());
+  if (ws.pos.size() < nthreads) ws.pos.resize(nthreads);
+  for (auto& p : ws.pos)
+    if (p.size() != static_cast<size_t>(sym.n)) p.assign(static_cast<size_t>(sym.n), -1);
   g.child_begin.assign(static_cast<size_t>(nsup), 0);
   g.child_end.assign(static_cast<size_t>(nsup), 0);
   g.gptr.assign(static_cast<size_t>(in.total_rows) + 1, 0);
@@ -46,9 +56,9 @@ SolveGather build_solve_gather(const Symbolic& sym, const SolveGatherInput& in) 
     for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = -1;
   };
   std::atomic<bool> missing{false};
-#pragma omp parallel
+#pragma omp parallel num_threads(static_cast<int>(nthreads))
   {
-    std::vector<int> pos(static_cast<size_t>(sym.n), -1);
+    std::vector<int>& pos = ws.pos[static_cast<size_t>(omp_get_thread_num())];
     // pass 1: the children lists, and per parent row the number of children's rows added into it
 #pragma omp for schedule(dynamic, 64)
     for (index_t s = 0; s < nsup; ++s) {
@@ -103,9 +113,9 @@ SolveGather build_solve_gather(const Symbolic& sym, const SolveGatherInput& in) 
     }
   }
   g.gsrc.assign(static_cast<size_t>(g.gptr[in.total_rows]), 0);
-#pragma omp parallel
+#pragma omp parallel num_threads(static_cast<int>(nthreads))
   {
-    std::vector<int> pos(static_cast<size_t>(sym.n), -1);
+    std::vector<int>& pos = ws.pos[static_cast<size_t>(omp_get_thread_num())];
     std::vector<int> fill;
     // pass 2: the children's rows, child by child (stable within a parent row)
 #pragma omp for schedule(dynamic, 64)
@@ -114,7 +124,6 @@ SolveGather build_solve_gather(const Symbolic& sym, const SolveGatherInput& in) 
       walk(s, pos, [&](index_t ch, int r, int p) { g.gsrc[fill[p]++] = static_cast<int>(in.buf_off[ch] + r); });
     }
   }
-  return g;
 }
 
 }  // namespace detail

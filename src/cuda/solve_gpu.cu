@@ -3,6 +3,7 @@
 // already on the device). See solve_kernels.cuh for the scheme.
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <numeric>
 #include <string>
 
@@ -75,7 +76,16 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   too_big(total_rows);
 
   // ---- children passing rows up, and per work-buffer row the children's rows added into it (child order)
-  SolveGather gather;
+  // (in the analysis' host workspace when no other factorization of it holds that, else in fresh memory)
+  std::unique_lock<std::mutex> ws_lock(sym.gpu_cache->host_mutex, std::try_to_lock);
+  std::shared_ptr<SolveGatherWorkspace> ws;
+  if (ws_lock.owns_lock()) {
+    if (!sym.gpu_cache->host_workspace) sym.gpu_cache->host_workspace = std::make_shared<SolveGatherWorkspace>();
+    ws = std::static_pointer_cast<SolveGatherWorkspace>(sym.gpu_cache->host_workspace);
+  } else {
+    ws = std::make_shared<SolveGatherWorkspace>();
+  }
+  const SolveGather& gather = ws->g;
   {
     Vector<int> m(static_cast<size_t>(nsup)), ne(static_cast<size_t>(nsup));
     Vector<long long> rows_off(static_cast<size_t>(nsup)), buf_off(static_cast<size_t>(nsup));
@@ -85,8 +95,9 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
       rows_off[s] = info[s].rows_off;
       buf_off[s] = nodes[s].buf_off;
     }
-    gather = build_solve_gather(sym, SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(),
-                                                      host_rows.data(), total_rows});
+    build_solve_gather_into(sym, SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(),
+                                                  host_rows.data(), total_rows},
+                            *ws);
     for (index_t s = 0; s < nsup; ++s) {
       nodes[s].child_begin = gather.child_begin[s];
       nodes[s].child_end = gather.child_end[s];
