@@ -11,8 +11,10 @@
 #include <set>
 #include <vector>
 
+#include "analyse/supernodes.hpp"
 #include "analyse/symbolic.hpp"
 #include "ssids/analyse.hpp"
+#include "ssids/generate.hpp"
 #include "ssids/error.hpp"
 #include "support.hpp"
 #include "support_symbolic.hpp"
@@ -392,6 +394,7 @@ TEST_CASE("analyse: amalgamation is monotone in nemin and deterministic") {
   ssids::SymmetricMatrix a = random_pattern(200, 0, rng);
   ssids::Inform inform;
   ssids::Options opt;
+  opt.amalgamation_zeros = 0.0;  // SPRAL's nemin rule alone
   index_t prev_sup = -1;
   for (int nemin : {1, 4, 16, 64, 256}) {
     CAPTURE(nemin);
@@ -408,6 +411,45 @@ TEST_CASE("analyse: amalgamation is monotone in nemin and deterministic") {
   }
   opt.nemin = 0;  // clamped to 1
   CHECK(analyse_ok(a.view(), opt, inform).num_sup() >= 1);
+}
+
+TEST_CASE("analyse: relaxed amalgamation merges a child exactly when few enough zeros result") {
+  // A path 0 -> 1 -> ... -> 5 with two fundamental supernodes: {0, 1} (4 and 3 rows: its contribution block
+  // has 2 rows) and {2, .., 5} (dense, 4 rows). Merging gives a 6-column, 6-row node with 6*6 - 15 = 21
+  // entries, of which 2 columns x (4 - 2) rows = 4 are zeros: 4/21 = 0.19.
+  const ssids::Vector<ssids::index_t> parent{1, 2, 3, 4, 5, -1}, colcount{4, 3, 4, 3, 2, 1};
+  using ssids::detail::find_supernodes;
+  CHECK(find_supernodes(parent, colcount, 2, 0.0).nsup == 2);
+  CHECK(find_supernodes(parent, colcount, 2, 0.18).nsup == 2);
+  CHECK(find_supernodes(parent, colcount, 2, 0.20).nsup == 1);
+  CHECK(find_supernodes(parent, colcount, 1, 0.20).nsup == 2);  // nemin = 1: fundamental supernodes
+  CHECK(find_supernodes(parent, colcount, 3, 0.0).nsup == 2);  // SPRAL's rule: 4 columns are not < 3
+  CHECK(find_supernodes(parent, colcount, 5, 0.0).nsup == 1);  // both < 5
+}
+
+TEST_CASE("analyse: relaxed amalgamation keeps a valid symbolic factorization") {
+  const ssids::SymmetricMatrix a = ssids::generate_laplace3d(9);
+  ssids::Inform inform;
+  ssids::Options opt;
+  opt.amalgamation_zeros = 0.0;
+  const ssids::Analysis plain = analyse_ok(a.view(), opt, inform);
+  for (double z : {0.02, 0.05, 0.2, 0.5}) {
+    CAPTURE(z);
+    opt.amalgamation_zeros = z;
+    const ssids::Analysis x = analyse_ok(a.view(), opt, inform), y = analyse_ok(a.view(), opt, inform);
+    CHECK(ssids_test::to_std(x.symbolic().sptr) == ssids_test::to_std(y.symbolic().sptr));
+    CHECK(x.num_sup() <= plain.num_sup());
+    if (z >= 0.05) CHECK(x.num_sup() < plain.num_sup());
+    CHECK(x.symbolic().num_levels <= plain.symbolic().num_levels);
+    CHECK(x.symbolic().num_factor >= plain.symbolic().num_factor);
+    ssids_test::check_symbolic(x, a.view(), a, false);
+  }
+  opt.amalgamation_zeros = 0.05;
+  opt.nemin = 1;  // fundamental supernodes whatever amalgamation_zeros says
+  ssids::Options fundamental;
+  fundamental.nemin = 1;
+  fundamental.amalgamation_zeros = 0.0;
+  CHECK(analyse_ok(a.view(), opt, inform).num_sup() == analyse_ok(a.view(), fundamental, inform).num_sup());
 }
 
 TEST_CASE("analyse: every host allocation failure becomes Error- allocation") {

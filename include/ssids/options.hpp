@@ -30,6 +30,11 @@ struct Options {
   int print_level = 0;                 ///< < 0 silent; 0 errors only; > 0 diagnostics to stderr (GPU factorization: 1 phase times, 2 window kernel times, 3 per level)
   Ordering ordering = Ordering::metis; ///< fill-reducing ordering
   int nemin = 32;                      ///< amalgamation: merge child into parent when both have < nemin columns (>= 1)
+  /// relaxed amalgamation: also merge a child into its parent when at most this fraction of the merged
+  /// node's entries are explicit zeros (0 = the nemin rule alone; clamped to [0, 0.5]; ignored when
+  /// nemin = 1, which keeps the fundamental supernodes). The default 0.05 grows nnz(L) of gen:laplace3d:80
+  /// by 0.3% and halves its levels; both backends factorize it faster (bench/NOTES.md)
+  double amalgamation_zeros = 0.05;
   Scaling scaling = Scaling::none;
   double u = 0.01;                     ///< relative pivot threshold, clamped to [0, 0.5]
   double small = 1e-20;                ///< pivots whose remaining column is below this are zero pivots

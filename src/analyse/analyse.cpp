@@ -7,6 +7,7 @@
 //  3. etree.cpp       etree (Liu), postorder, column counts (Gilbert-Ng-Peyton) O(nnz alpha)
 //     supernodes.cpp  fundamental supernodes + nemin amalgamation, final order O(n)
 //  4. maps.cpp        row lists, cmap, amap; tree_stats.cpp levels, statistics O(sum of row lists)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -72,7 +73,8 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   Vector<index_t> colcount = column_counts(g, perm, invp, parent);
   lap("etree+counts");
 
-  Partition part = find_supernodes(parent, colcount, options.nemin);
+  Partition part = find_supernodes(parent, colcount, options.nemin,
+                                   std::clamp(options.amalgamation_zeros, 0.0, 0.5));
   // allocated through the library allocator (failure injection sees it); handed out as const below
   auto sym = std::allocate_shared<Symbolic>(Allocator<Symbolic>());
   Symbolic& s = *sym;

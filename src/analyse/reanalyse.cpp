@@ -3,7 +3,9 @@
 // immutable and shared); otherwise the matrix is analysed afresh.
 #include "analyse/reanalyse.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "analyse/symbolic.hpp"
 #include "ssids/analyse.hpp"
@@ -44,6 +46,12 @@ std::uint64_t pattern_hash(const CscView& a, const Options& options, const index
   f.add(static_cast<std::uint64_t>(a.n));
   f.add(static_cast<std::uint64_t>(options.ordering == Ordering::user ? 1000 : static_cast<int>(options.ordering)));
   f.add(static_cast<std::uint64_t>(options.nemin));
+  {
+    const double z = std::clamp(options.amalgamation_zeros, 0.0, 0.5);  // as analyse uses it
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &z, sizeof bits);
+    f.add(bits);
+  }
   if (a.n <= 0 || !a.ptr) return f.h;
   const offset_t base = a.base;
   for (index_t j = 0; j <= a.n; ++j) f.add(static_cast<std::uint64_t>(a.ptr[j] - base));

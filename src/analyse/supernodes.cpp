@@ -5,6 +5,10 @@
 // SIAM J. Matrix Anal. Appl. 14 (1993): column j+1 extends j's supernode iff parent(j) = j+1, j is the only
 // child of j+1 and colcount(j) = colcount(j+1) + 1. Amalgamation follows SPRAL SSIDS's documented meaning of
 // options%nemin: a child is merged into its parent if both have fewer than nemin eliminated variables.
+// Relaxed amalgamation (in the spirit of Ashcraft & Grimes 1989 and CHOLMOD's relaxed supernodes) also
+// merges a child whose merge leaves at most a fraction `max_zero_fraction` of the merged node's entries as
+// explicit zeros: on a GPU, one tall front with many pivots beats a chain of thin ones (fewer contribution
+// blocks to write and read, larger inner dimension for the updates).
 #include "analyse/supernodes.hpp"
 
 #include <algorithm>
@@ -12,7 +16,13 @@
 namespace ssids {
 namespace detail {
 
-Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin) {
+namespace {
+/// Entries of the lower trapezoid of a node with nc pivots and nr rows (nr >= nc).
+double trapezoid_entries(double nc, double nr) { return nc * nr - nc * (nc - 1) / 2; }
+}  // namespace
+
+Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin,
+                          double max_zero_fraction) {
   const index_t n = static_cast<index_t>(parent.size());
   nemin = std::max(nemin, 1);
   Partition out;
@@ -40,14 +50,32 @@ Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& 
   }
 
   // 2. amalgamation. Nodes are visited in increasing (post)order, so when f is visited all its children
-  // have already decided; f is still the top of its group, whose size is ncols[f].
-  Vector<index_t> ncols(static_cast<size_t>(nf)), merged_into(static_cast<size_t>(nf), -1);
-  for (index_t f = 0; f < nf; ++f) ncols[f] = fs[f + 1] - fs[f];
+  // have already decided; f is still the top of its group, whose size is ncols[f] columns by nrows[f] rows
+  // (merged children's columns come first, so the group has their columns plus the top's rows) with
+  // zeros[f] explicit zeros. A child's contribution rows are a subset of its parent's rows, so merging child
+  // c into p adds nrows[p] - (nrows[c] - ncols[c]) zero rows to each of c's columns.
+  Vector<index_t> ncols(static_cast<size_t>(nf)), nrows(static_cast<size_t>(nf)),
+      merged_into(static_cast<size_t>(nf), -1);
+  Vector<double> zeros(static_cast<size_t>(nf), 0.0);
+  const bool relax = max_zero_fraction > 0 && nemin > 1;  // nemin = 1: fundamental supernodes, no merging
+  for (index_t f = 0; f < nf; ++f) {
+    ncols[f] = fs[f + 1] - fs[f];
+    nrows[f] = colcount[fs[f]];
+  }
   for (index_t f = 0; f < nf; ++f) {
     const index_t p = fparent[f];
-    if (p != -1 && ncols[f] < nemin && ncols[p] < nemin) {
+    if (p == -1) continue;
+    const double added = static_cast<double>(ncols[f]) * (nrows[p] - (nrows[f] - ncols[f]));
+    const double merged_zeros = zeros[f] + zeros[p] + added;
+    const bool small_pair = ncols[f] < nemin && ncols[p] < nemin;
+    const bool few_zeros =
+        relax &&
+        merged_zeros <= max_zero_fraction * trapezoid_entries(ncols[f] + ncols[p], ncols[f] + nrows[p]);
+    if (small_pair || few_zeros) {
       merged_into[f] = p;
       ncols[p] += ncols[f];
+      nrows[p] += ncols[f];
+      zeros[p] = merged_zeros;
     }
   }
   // group top of every fundamental node (merged_into[f] > f, so decreasing order sees the target first)

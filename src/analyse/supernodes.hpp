@@ -14,10 +14,13 @@ struct Partition {
 };
 
 /// Fundamental supernodes (Liu, Ng & Peyton 1993) merged by SPRAL's amalgamation rule: a child joins its
-/// parent when both have fewer than nemin (clamped to >= 1) columns; nodes are considered in increasing
-/// order, so the result is deterministic. The returned order keeps every node's columns contiguous, places
+/// parent when both have fewer than nemin (clamped to >= 1) columns, or (relaxed amalgamation, when
+/// max_zero_fraction > 0 and nemin > 1) when at most that fraction of the merged node's entries would be
+/// explicit zeros, counting those its merged descendants brought; nemin = 1 gives fundamental supernodes;
+/// nodes are considered in increasing order, so the result is deterministic. The returned order keeps every node's columns contiguous, places
 /// merged children's columns before the parent's own, and numbers nodes in a postorder.
-Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin);
+Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin,
+                          double max_zero_fraction = 0.0);
 
 }  // namespace detail
 }  // namespace ssids

@@ -106,7 +106,7 @@ std::string Json::str() const {
   return o.str();
 }
 
-const std::vector<std::string> solver_option_keys = {"--nemin", "--u", "--small", "--ordering", "--backend", "--threads", "--block-size", "--scaling", "--print-level"};
+const std::vector<std::string> solver_option_keys = {"--nemin", "--amalgamation-zeros", "--u", "--small", "--ordering", "--backend", "--threads", "--block-size", "--scaling", "--print-level"};
 const char* solver_option_help =
     "  --ordering matching|metis|natural|amd|FILE  fill-reducing ordering (default matching: METIS on the\n"
     "                     graph with matched 2x2 pairs kept together, Hogg & Scott 2013, or plain METIS when\n"
@@ -115,6 +115,9 @@ const char* solver_option_help =
     "  --scaling matching|none|auction|equilibrate|ordering   scaling S A S (default matching: computed by\n"
     "                     factor, or taken from the matching ordering; ordering: the matching ordering's)\n"
     "  --nemin N          amalgamation parameter (default 32; 1 = fundamental supernodes)\n"
+    "  --amalgamation-zeros Z  relaxed amalgamation: also merge a child into its parent when at most the\n"
+    "                     fraction Z (0..0.5) of the merged node is explicit zeros (default 0.05; 0: off;\n"
+    "                     ignored with --nemin 1)\n"
     "  --u U              pivot threshold, clamped to [0, 0.5] (default 0.01)\n"
     "  --small S          zero-pivot tolerance (default 1e-20)\n"
     "  --backend cpu|gpu|auto   numerical backend (default cpu)\n"
@@ -124,6 +127,9 @@ const char* solver_option_help =
 
 std::string parse_solver_options(const Args& args, ssids::Options& o) {
   o.nemin = static_cast<int>(args.get_long("--nemin", o.nemin, 1, 1 << 30));
+  o.amalgamation_zeros = args.get_double("--amalgamation-zeros", o.amalgamation_zeros);
+  if (!(o.amalgamation_zeros >= 0.0 && o.amalgamation_zeros <= 0.5))
+    throw UsageError{"--amalgamation-zeros must lie in [0, 0.5]"};
   o.print_level = static_cast<int>(args.get_long("--print-level", o.print_level, -1, 3));
   o.u = args.get_double("--u", o.u);
   o.small = args.get_double("--small", o.small);
