@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -148,6 +148,11 @@ class Blas {
 /// few dozen 64x64 tiles of work; to be tuned by measurement.
 constexpr long long cublas_min_area = 512LL * 256;
 
+/// Candidate columns per block of the two-level dense factorization (see the window loop). 256, 512 and
+/// 1024 gave the same time on gen:laplace3d:80 (H200, bench/NOTES.md); the smallest exercises the deferred
+/// updates on the most fronts.
+constexpr int outer_block = 256;
+
 /// The device arrays of pointers of the grouped DGEMM calls (kept between calls).
 struct GemmArrays {
   Vector<double*> host;  ///< A pointers, then B, then C (3 x number of blocks)
@@ -244,7 +249,7 @@ LevelPlan level_plan(const Symbolic& sym) {
       const long long m = sym.nrow(sym.level_nodes[k]), p = sym.ncol(sym.level_nodes[k]), c = m - p;
       fronts += m * m;
       rows += m;
-      w += c * p + 64 * p;
+      w += c * p + 64 * p + p * std::min<long long>(p, outer_block);
     }
     pl.fronts = std::max(pl.fronts, fronts);
     pl.front_pair = std::max(pl.front_pair, fronts + fronts_prev);
@@ -348,7 +353,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   }
 
   Vector<FrontDesc> fronts;
-  Vector<int> kk, ss, active, progress;
+  Vector<int> kk, ss, active, progress, block_end, block_k0;
   Vector<WindowTask> wins;
   Vector<FormWTask> formw;
   Vector<UpdateTask> upd;
@@ -452,21 +457,31 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     // window that succeeds moves its pivots to k and the failures after them. When a sweep reaches the
     // end, a new sweep starts over the failed columns if the last one made progress (they have been
     // updated since they failed), else the front is finished and they are delayed.
+    // Two-level blocking: the candidates are taken in blocks of outer_block columns. A window's pivots
+    // update only the columns of its block (and the failed candidates before it); the columns after the
+    // block are updated once when the block is done, with all its pivots at once (a DGEMM with an inner
+    // dimension of up to outer_block instead of max_window).
     kk.assign(nf, 0);
     ss.assign(nf, 0);
     progress.assign(nf, 0);
     active.assign(nf, 0);
+    block_end.assign(nf, 0);
+    block_k0.assign(nf, 0);
     for (index_t f = 0; f < nf; ++f) active[f] = fronts[f].p > 0;
     for (;;) {
       wins.clear();
       long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0, line_size = 0;
       for (index_t f = 0; f < nf; ++f) {
         if (!active[f]) continue;
+        if (kk[f] + ss[f] >= block_end[f]) {  // a new block of candidates
+          block_end[f] = std::min(fronts[f].p, kk[f] + ss[f] + outer_block);
+          block_k0[f] = kk[f];
+        }
         WindowTask t;
         t.front = f;
         t.k = kk[f];
         t.s = ss[f];
-        t.w = std::min(max_window, fronts[f].p - kk[f] - ss[f]);
+        t.w = std::min(max_window, block_end[f] - kk[f] - ss[f]);
         t.lt_off = lt_size;
         t.scr_off = scr_size;
         t.s_off = s_size;
@@ -524,40 +539,49 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
           throw Error(flag::not_posdef, "matrix is not positive definite: pivot of column " + std::to_string(var) +
                                             " (0-based) is not positive");
         }
+        // C(r0:m, c0:c1) -= L(r0:m, j0:j0+nq) D W^T, the lower trapezoid (W = the rows c0:c1 of L D)
+        auto add_update = [&](int r0, int c1, int j0, int nq) {
+          const int ncol = c1 - r0;
+          if (ncol <= 0 || nq <= 0) return;
+          double* F = dF.get() + fd.off;
+          FormWTask fw;
+          fw.l = F + r0 + static_cast<long long>(j0) * fd.m;
+          fw.d = dDlev.get() + fd.d_off + 2LL * j0;
+          fw.w = reinterpret_cast<double*>(w_size);  // offset; fixed up below
+          fw.ldl = fd.m;
+          fw.nrow = ncol;
+          fw.q = nq;
+          formw.push_back(fw);
+          UpdateTask u;
+          u.c = F + r0 + static_cast<long long>(r0) * fd.m;
+          u.ldc = fd.m;
+          u.l = fw.l;
+          u.ldl = fd.m;
+          u.w = fw.w;
+          u.ldw = ncol;
+          u.nrow = fd.m - r0;
+          u.ncol = ncol;
+          u.kdim = nq;
+          upd.push_back(u);
+          w_size += static_cast<long long>(ncol) * nq;
+        };
         if (q > 0) {
           kk[t.front] += q;
           ss[t.front] += t.w - q;
           progress[t.front] = 1;
-          const int k = kk[t.front], rem = fd.p - k;
-          if (rem > 0) {
-            double* F = dF.get() + fd.off;
-            FormWTask fw;
-            fw.l = F + k + static_cast<long long>(k - q) * fd.m;
-            fw.d = dDlev.get() + fd.d_off + 2LL * (k - q);
-            fw.w = reinterpret_cast<double*>(w_size);  // offset; fixed up below
-            fw.ldl = fd.m;
-            fw.nrow = rem;
-            fw.q = q;
-            formw.push_back(fw);
-            UpdateTask u;
-            u.c = F + k + static_cast<long long>(k) * fd.m;
-            u.ldc = fd.m;
-            u.l = fw.l;
-            u.ldl = fd.m;
-            u.w = reinterpret_cast<double*>(w_size);
-            u.ldw = rem;
-            u.nrow = fd.m - k;
-            u.ncol = rem;
-            u.kdim = q;
-            upd.push_back(u);
-            w_size += static_cast<long long>(rem) * q;
-          }
+          const int k = kk[t.front];
+          add_update(k, block_end[t.front], k - q, q);  // the rest of the block
         } else {
           ss[t.front] += t.w;
+        }
+        if (kk[t.front] + ss[t.front] >= block_end[t.front]) {  // block done: the columns after it
+          const int k = kk[t.front], b = block_end[t.front];
+          add_update(b, fd.p, block_k0[t.front], k - block_k0[t.front]);
         }
         if (kk[t.front] < fd.p && ss[t.front] >= fd.p - kk[t.front] && progress[t.front]) {
           ss[t.front] = 0;  // a new sweep over the failed candidates
           progress[t.front] = 0;
+          block_end[t.front] = 0;
         }
         if (kk[t.front] == fd.p || ss[t.front] >= fd.p - kk[t.front]) active[t.front] = 0;
       }
