@@ -1,7 +1,8 @@
 // bench_factor.cpp — end-to-end rate of analyse / factor / solve over a list of sparse problems.
 //
 // Usage: bench_factor [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json]
-//                     [--dgemm-n N] [--print-level P] SPEC...
+//                     [--dgemm-n N] [--print-level P]
+//                     [--amalgamation-zeros Z] SPEC...
 // SPEC is a Matrix Market file (plain or .gz) or a gen: spec (see ssids::load_symmetric), e.g.
 // gen:laplace3d:50. For each problem: read/generate (timed once), analyse (timed once), one warm-up
 // factorization, then R timed factorizations (median and min; the previous factors are released
@@ -63,6 +64,7 @@ struct Config {
   bool posdef = false;
   bool json = false;
   int print_level = 0;  // Options::print_level (phase times of every factorization on stderr)
+  double amalgamation_zeros = -1.0;  // Options::amalgamation_zeros; < 0: the library's default
   int dgemm_n = 4000;  // 0: skip the reference
   int gpu_dgemm_n = 8192;  // 0: skip the GPU reference
   std::vector<std::string> specs;
@@ -205,6 +207,7 @@ Result run_problem(const std::string& spec, const Config& cfg) {
     opt.backend = cfg.backend;
     opt.num_threads = cfg.threads;
     opt.print_level = cfg.print_level;
+    if (cfg.amalgamation_zeros >= 0.0) opt.amalgamation_zeros = cfg.amalgamation_zeros;
     const ssids::Mode mode = cfg.posdef ? ssids::Mode::posdef : ssids::Mode::indefinite;
 
     ssids::Inform ainf;
@@ -328,6 +331,7 @@ void usage(const char* prog) {
                "  --dgemm-n N   size of the dgemm reference (default 4000; 0 skips it)\n"
                "  --print-level P  Options::print_level: phase times of every factorization on stderr (default 0)\n"
                "  --gpu-dgemm-n N  size of the cuBLAS dgemm reference for GPU rows (default 8192; 0 skips it)\n"
+               "  --amalgamation-zeros Z  Options::amalgamation_zeros (relaxed amalgamation; default: the library's)\n"
                "%s\n",
                prog, ssids::generator_help().c_str());
 }
@@ -382,6 +386,13 @@ int main(int argc, char** argv) {
     } else if (arg == "--print-level" && has_value) {
       if (!parse_int(argv[++i], 0, &cfg.print_level)) {
         std::fprintf(stderr, "--print-level needs an integer >= 0\n");
+        return 2;
+      }
+    } else if (arg == "--amalgamation-zeros" && has_value) {
+      char* end = nullptr;
+      cfg.amalgamation_zeros = std::strtod(argv[++i], &end);
+      if (!end || *end || !(cfg.amalgamation_zeros >= 0.0 && cfg.amalgamation_zeros <= 0.5)) {
+        std::fprintf(stderr, "--amalgamation-zeros needs a number in [0, 0.5]\n");
         return 2;
       }
     } else if (arg == "--posdef") {

@@ -7,6 +7,9 @@
 //               block; the pointer arrays are uploaded inside the timed region, as the library would)
 //   streams     the sequential calls spread over S streams (a cuBLAS handle each), fronts round-robin
 //   square      one cublasDgemm per front on the whole mc x mc square (twice the flops, one call)
+//   recursive   each front's lower triangle halved recursively into square-ish rectangles (the lower left
+//               quarter is one DGEMM) down to diagonal blocks of at most B columns (computed whole); all
+//               pieces of a level in one cublasDgemmGroupedBatched call
 // The data are constant (a byte pattern): only the time matters. Rates count the useful flops of the lower
 // trapezoids (Inform::num_flops' convention: p * mc^2 per front).
 // Usage: bench_level_update [--repeat R] [--streams S] [--col-block B] SPEC   (e.g. gen:laplace3d:80)
@@ -125,9 +128,13 @@ int main(int argc, char** argv) {
     for (auto& e : ev) ck(cudaEventCreate(&e), "cudaEventCreate");
     const double m1 = -1.0, one = 1.0;
     // per level: offsets of each front's C, L, W; its column blocks; the grouped call's arrays
+    struct Piece {  // C(r0:r0+mr, c0:c0+nc) -= L(r0:, :) W(c0:, :)^T of one front
+      int front, r0, c0, mr, nc;
+    };
     struct Plan {
       std::vector<long long> coff, loff;
       std::vector<Block> blocks;
+      std::vector<Piece> pieces;
     };
     std::vector<Plan> plans;
     size_t max_blocks = 0;
@@ -141,8 +148,22 @@ int main(int argc, char** argv) {
         l += static_cast<long long>(fr[f].mc) * fr[f].p;
         for (int j0 = 0; j0 < fr[f].mc; j0 += col_block)
           pl.blocks.push_back(Block{static_cast<int>(f), j0, std::min(col_block, fr[f].mc - j0)});
+        // lower triangle of the n x n diagonal block at (o, o), halved recursively
+        std::vector<std::pair<int, int>> todo{{0, fr[f].mc}};
+        while (!todo.empty()) {
+          const auto [o, n] = todo.back();
+          todo.pop_back();
+          if (n <= col_block) {
+            pl.pieces.push_back(Piece{static_cast<int>(f), o, o, n, n});
+            continue;
+          }
+          const int h1 = (n / 2 + 63) / 64 * 64;  // the upper left triangle, a multiple of 64 columns
+          pl.pieces.push_back(Piece{static_cast<int>(f), o + h1, o, n - h1, h1});
+          todo.push_back({o, h1});
+          todo.push_back({o + h1, n - h1});
+        }
       }
-      max_blocks = std::max(max_blocks, pl.blocks.size());
+      max_blocks = std::max(max_blocks, std::max(pl.blocks.size(), pl.pieces.size()));
       plans.push_back(std::move(pl));
     }
     const double** dA = nullptr;
@@ -199,6 +220,32 @@ int main(int argc, char** argv) {
             ck(cudaEventRecord(ev[1 + i], st[i]), "cudaEventRecord");
             ck(cudaStreamWaitEvent(st[0], ev[1 + i], 0), "cudaStreamWaitEvent");
           }
+        } else if (strategy == 4) {
+          const size_t nb = pl.pieces.size();
+          std::vector<cublasOperation_t> ta(nb, CUBLAS_OP_N), tb(nb, CUBLAS_OP_T);
+          std::vector<int> mm(nb), nn(nb), kk(nb), ld(nb), gs(nb, 1);
+          std::vector<double> al(nb, -1.0), be(nb, 1.0);
+          std::vector<const double*> pa(nb), pb(nb);
+          std::vector<double*> pc(nb);
+          for (size_t i = 0; i < nb; ++i) {
+            const Piece& b = pl.pieces[i];
+            const Front& f = fr[b.front];
+            mm[i] = b.mr;
+            nn[i] = b.nc;
+            kk[i] = f.p;
+            ld[i] = f.mc;
+            pa[i] = L + pl.loff[b.front] + b.r0;
+            pb[i] = W + pl.loff[b.front] + b.c0;
+            pc[i] = C + pl.coff[b.front] + b.r0 + static_cast<long long>(b.c0) * f.mc;
+          }
+          ck(cudaMemcpyAsync(dA, pa.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
+          ck(cudaMemcpyAsync(dB, pb.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
+          ck(cudaMemcpyAsync(dC, pc.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
+          ck(cublasDgemmGroupedBatched(h[0], ta.data(), tb.data(), mm.data(), nn.data(), kk.data(), al.data(), dA,
+                                       ld.data(), dB, ld.data(), be.data(), dC, ld.data(), static_cast<int>(nb),
+                                       gs.data()),
+             "cublasDgemmGroupedBatched");
+          ck(cudaStreamSynchronize(st[0]), "sync");
         } else {
           for (size_t f = 0; f < fr.size(); ++f)
             ck(cublasDgemm(h[0], CUBLAS_OP_N, CUBLAS_OP_T, fr[f].mc, fr[f].mc, fr[f].p, &m1, L + pl.loff[f], fr[f].mc,
@@ -207,14 +254,14 @@ int main(int argc, char** argv) {
         }
       }
     };
-    const char* names[4] = {"sequential", "grouped", "streams", "square"};
+    const char* names[5] = {"sequential", "grouped", "streams", "square", "recursive"};
     std::printf("bench_level_update: %s, %s: %zu levels with regions >= 512 x 256, %.4g flops (lower trapezoids), "
                 "%d streams, column blocks of %d, median of %d\n",
                 prop.name, spec.c_str(), levels.size(), flops, nstreams, col_block, repeat);
     cudaEvent_t t0, t1;
     ck(cudaEventCreate(&t0), "cudaEventCreate");
     ck(cudaEventCreate(&t1), "cudaEventCreate");
-    for (int strategy = 0; strategy < 4; ++strategy) {
+    for (int strategy = 0; strategy < 5; ++strategy) {
       run(strategy);  // warm-up
       ck(cudaDeviceSynchronize(), "warm-up");
       std::vector<double> t;
