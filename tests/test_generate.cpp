@@ -247,6 +247,39 @@ TEST_CASE("stokes: closed-form counts - zero - 2-2 block - exact inertia") {
   CHECK(error_code([] { generate_stokes(100000); }) == flag::bad_input);
 }
 
+TEST_CASE("stokes3d: closed-form counts - zero 2-2 block - divergence columns - exact inertia") {
+  for (index_t k : {2, 3, 4}) {
+    CAPTURE(k);
+    auto a = generate_stokes3d(k);
+    check_lower(a);
+    const index_t nvel = 3 * k * k * (k - 1), np = k * k * k - 1;
+    REQUIRE(a.n == nvel + np);
+    CHECK(a.nnz() == 3 * (k - 1) * k * k + 3 * (k - 2) * k * k + 6 * (k - 1) * (k - 1) * k + 6 * (k - 1) * k * k - 3);
+    for (index_t j = nvel; j < a.n; ++j) CHECK(a.ptr[j + 1] == a.ptr[j]);
+    // every face has +1 for one cell and -1 for the other, except the 3 faces of the dropped cell
+    int b_entries = 0, b_sum_nonzero = 0;
+    for (index_t j = 0; j < nvel; ++j) {
+      double sum = 0.0;
+      for (offset_t p = a.ptr[j]; p < a.ptr[j + 1]; ++p)
+        if (a.row[p] >= nvel) {
+          ++b_entries;
+          sum += a.val[p];
+          CHECK(std::fabs(a.val[p]) == 1.0);
+        }
+      if (sum != 0.0) ++b_sum_nonzero;
+    }
+    CHECK(b_entries == 2 * nvel - 3);
+    CHECK(b_sum_nonzero == 3);
+    auto in = dense_inertia(a);
+    CHECK(in.pos == nvel);
+    CHECK(in.neg == np);
+    CHECK(in.zero == 0);
+  }
+  CHECK(same(load_symmetric("gen:stokes3d:3"), generate_stokes3d(3)));
+  CHECK(error_code([] { generate_stokes3d(1); }) == flag::bad_input);
+  CHECK(error_code([] { generate_stokes3d(100000); }) == flag::bad_input);
+}
+
 TEST_CASE("convdiff: counts - M-matrix signs - diagonal dominance - upwinding") {
   for (index_t k : {1, 2, 6, 17})
     for (double pe : {0.0, 10.0, -250.0}) {
@@ -446,7 +479,7 @@ TEST_CASE("gen spec errors are bad_input with a clear message") {
 TEST_CASE("generator_help lists every kind") {
   const std::string h = generator_help();
   for (const char* kind : {"gen:laplace2d:K", "gen:laplace3d:K[:SHIFT]", "gen:kkt-qp:NVAR:NCON[:DELTA[:SEED]]",
-                           "gen:stokes:K", "gen:convdiff:K:PECLET", "gen:banded:N:K:D[:SEED]"})
+                           "gen:stokes:K", "gen:stokes3d:K", "gen:convdiff:K:PECLET", "gen:banded:N:K:D[:SEED]"})
     CHECK(h.find(kind) != std::string::npos);
 }
 

@@ -57,7 +57,7 @@ void check_gpu_factors(const ssids_test::PipelineResult& r, int n, double u) {
 TEST_SUITE("gpu") {
   TEST_CASE("GPU: random indefinite matrices match the CPU inertia - with small backward error") {
     if (!need_gpu()) return;
-    const int sizes[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 129, 257, 400};
+    const int sizes[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 129, 257, 400, 600};  // 600: three blocks of candidates
     std::uint64_t seed = 500;
     for (int n : sizes) {
       for (double density : {0.05, 0.3}) {

@@ -127,7 +127,9 @@ TEST_SUITE("gpu") {
           MESSAGE(c.name << " presolve " << presolve << " nrhs " << nrhs << " berr gpu " << be << " cpu " << cpu_be);
           // as accurate as the CPU sweeps on the same factors (kkt-qp with delta 1e-8 is not well conditioned)
           CHECK(be < std::max(1e-14, 10 * cpu_be));
-          CHECK(be < 1e-12);
+          // unrefined: threshold pivoting with u = 0.01 on the shifted Laplacian (condition ~1e3) leaves the
+          // CPU sweeps at 1e-12 to 6e-12 depending on the supernodes; refinement is checked in test_gpu_factor
+          CHECK(be < 1e-11);
         }
       }
     }

@@ -23,6 +23,9 @@ SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::u
 /// Stokes-type saddle point [K B^T; B 0] on a k x k grid (velocity Laplacians, pressure divergence) with a
 /// zero (2,2) block; nonsingular (one pressure pinned). Inertia: n_velocity positive, n_pressure negative.
 SymmetricMatrix generate_stokes(index_t k);
+/// The same on a k x k x k grid of cells (MAC, three velocity components). Inertia: 3 k^2 (k-1) positive,
+/// k^3 - 1 negative.
+SymmetricMatrix generate_stokes3d(index_t k);
 /// Nonsymmetric convection-diffusion (upwind, 5-point) on a k x k grid with Peclet number p.
 CsrMatrix generate_convdiff(index_t k, double peclet);
 /// Nonsymmetric dense-banded N x N, half-bandwidth K, random off-diagonals in the band, diagonal set so
@@ -33,7 +36,7 @@ CsrMatrix generate_banded(index_t n, index_t k, double dominance, std::uint64_t 
 std::string generator_help();
 
 /// Load a symmetric matrix from a spec: a file path, or "gen:KIND:ARG:ARG..." with KIND one of
-/// laplace2d:K, laplace3d:K[:SHIFT], kkt-qp:NVAR:NCON[:DELTA[:SEED]], stokes:K.
+/// laplace2d:K, laplace3d:K[:SHIFT], kkt-qp:NVAR:NCON[:DELTA[:SEED]], stokes:K, stokes3d:K.
 /// Throws Error(bad_input) for unknown kinds or bad arguments (and for nonsymmetric kinds).
 SymmetricMatrix load_symmetric(const std::string& spec, MatrixReport* report = nullptr);
 /// Load a general matrix: a file, or gen:convdiff:K:PECLET, gen:banded:N:K:D[:SEED], or a symmetric kind

@@ -122,6 +122,10 @@ bool generate_symmetric_kind(const Spec& s, SymmetricMatrix& out) {
     expect_args(s, 1, 1, "stokes:K");
     const index_t k = parse_index(s, 0, "K");
     out = run_generator(s, [&] { return generate_stokes(k); });
+  } else if (s.kind == "stokes3d") {
+    expect_args(s, 1, 1, "stokes3d:K");
+    const index_t k = parse_index(s, 0, "K");
+    out = run_generator(s, [&] { return generate_stokes3d(k); });
   } else {
     return false;
   }
@@ -148,7 +152,7 @@ bool generate_general_kind(const Spec& s, CsrMatrix& out) {
 
 [[noreturn]] void unknown_kind(const Spec& s) {
   spec_error(s.text, "unknown generator kind '" + s.kind +
-                         "' (known: laplace2d, laplace3d, kkt-qp, stokes, convdiff, banded)");
+                         "' (known: laplace2d, laplace3d, kkt-qp, stokes, stokes3d, convdiff, banded)");
 }
 
 /// Both triangles of a lower-triangle CSC matrix as CSR. Row r of the full matrix is the strictly lower
@@ -206,6 +210,8 @@ std::string generator_help() {
          "                                     SEED default 1; inertia (NVAR, NCON, 0)\n"
          "  gen:stokes:K                       MAC Stokes saddle point [K B^T; B 0] on K x K cells (K >= 2),\n"
          "                                     n = 2K(K-1) + K^2 - 1; inertia (2K(K-1), K^2-1, 0)\n"
+         "  gen:stokes3d:K                     the same on K x K x K cells (K >= 2), n = 3K^2(K-1) + K^3 - 1;\n"
+         "                                     inertia (3K^2(K-1), K^3-1, 0)\n"
          "  gen:convdiff:K:PECLET              upwind convection-diffusion on a K x K grid, n = K^2\n"
          "                                     (nonsymmetric: general matrices only)\n"
          "  gen:banded:N:K:D[:SEED]            N x N band of half-bandwidth K, random entries in [-1, 1),\n"

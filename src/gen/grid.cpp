@@ -180,6 +180,70 @@ SymmetricMatrix generate_stokes(index_t k) try {
   detail::throw_host_allocation_failed("generate_stokes");
 }
 
+// Stokes saddle point on the unit cube split into k x k x k cells, MAC grid: the 3D counterpart of
+// generate_stokes. Cell (i, j, l) has number c = i + k j + k^2 l. Unknowns, in this order
+// (n = 3 k^2 (k-1) + k^3 - 1):
+//   u on the interior faces x = i h, i = 1..k-1: index (i-1) + (k-1) j + (k-1) k l;            nu = (k-1) k^2
+//   v on the interior faces y = j h, j = 1..k-1: index nu + i + k (j-1) + k (k-1) l;           nv = nu
+//   w on the interior faces z = l h, l = 1..k-1: index nu + nv + i + k j + k^2 (l-1);          nw = nu
+//   p(c) for every cell but the last one: index nu + nv + nw + c.
+// Each velocity component gets the 7-point Dirichlet Laplacian of its own face grid (diagonal 6, neighbours
+// -1), which is SPD; B is the divergence (+1 for the cell a face leaves, -1 for the one it enters). As in
+// 2D, B^T is the incidence matrix of the connected cell graph, so dropping one pressure leaves full row
+// rank: nonsingular, inertia (3 (k-1) k^2 positive, k^3 - 1 negative, 0 zero), (2,2) block empty.
+SymmetricMatrix generate_stokes3d(index_t k) try {
+  const std::int64_t k64 = k;
+  check_grid("stokes3d", k, 2, k64 > 2000 ? max_index + 1 : 3 * k64 * k64 * (k64 - 1) + k64 * k64 * k64 - 1);
+  const index_t nu = (k - 1) * k * k, p0 = 3 * nu, last_cell = k * k * k - 1;
+  SymmetricMatrix a;
+  a.n = p0 + k * k * k - 1;
+  const offset_t nnz = 3 * (k64 - 1) * k64 * k64 + 3 * (k64 - 2) * k64 * k64 + 6 * (k64 - 1) * (k64 - 1) * k64 +
+                       6 * (k64 - 1) * k64 * k64 - 3;
+  a.ptr.resize(static_cast<std::size_t>(a.n) + 1);
+  a.row.reserve(static_cast<std::size_t>(nnz));
+  a.val.reserve(static_cast<std::size_t>(nnz));
+  a.ptr[0] = 0;
+  index_t col = 0;
+  auto push_divergence = [&](index_t c_minus, index_t c_plus) {  // c_minus < c_plus: rows stay ascending
+    if (c_minus != last_cell) push(a, p0 + c_minus, 1.0);
+    if (c_plus != last_cell) push(a, p0 + c_plus, -1.0);
+  };
+  // one velocity component on its nx x ny x nz face grid; `cells` gives the two cells of face (x, y, z)
+  auto component = [&](index_t nx, index_t ny, index_t nz, auto cells) {
+    for (index_t z = 0; z < nz; ++z)
+      for (index_t y = 0; y < ny; ++y)
+        for (index_t x = 0; x < nx; ++x, ++col) {
+          push(a, col, 6.0);
+          if (x + 1 < nx) push(a, col + 1, -1.0);
+          if (y + 1 < ny) push(a, col + nx, -1.0);
+          if (z + 1 < nz) push(a, col + nx * ny, -1.0);
+          index_t cm = 0, cp = 0;
+          cells(x, y, z, cm, cp);
+          push_divergence(cm, cp);
+          a.ptr[col + 1] = static_cast<offset_t>(a.row.size());
+        }
+  };
+  // u(i, j, l), x = i - 1: between cells (i-1, j, l) and (i, j, l)
+  component(k - 1, k, k, [&](index_t x, index_t y, index_t z, index_t& cm, index_t& cp) {
+    cm = x + k * y + k * k * z;
+    cp = cm + 1;
+  });
+  // v(i, j, l), y = j - 1: between cells (i, j-1, l) and (i, j, l)
+  component(k, k - 1, k, [&](index_t x, index_t y, index_t z, index_t& cm, index_t& cp) {
+    cm = x + k * y + k * k * z;
+    cp = cm + k;
+  });
+  // w(i, j, l), z = l - 1: between cells (i, j, l-1) and (i, j, l)
+  component(k, k, k - 1, [&](index_t x, index_t y, index_t z, index_t& cm, index_t& cp) {
+    cm = x + k * y + k * k * z;
+    cp = cm + k * k;
+  });
+  for (; col < a.n; ++col) a.ptr[col + 1] = static_cast<offset_t>(a.row.size());  // zero (2,2) block
+  return a;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("generate_stokes3d");
+}
+
 // Upwind convection-diffusion -lap(u) + w . grad(u) on the unit square, k x k interior points,
 // h = 1/(k+1), homogeneous Dirichlet boundary, rows scaled by h^2. The wind is w = peclet (1, 1)/sqrt(2)
 // (any sign of peclet). First-order upwinding puts the convective term h |w_x| on the upstream neighbour,
