@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
     struct Plan {
       std::vector<long long> coff, loff;
       std::vector<Block> blocks;
-      std::vector<Piece> pieces;
+      std::vector<Piece> trapezoids;  // the blocks as pieces: (mc - j0) x jb from (j0, j0)
+      std::vector<Piece> pieces;      // the recursive split
     };
     std::vector<Plan> plans;
     size_t max_blocks = 0;
@@ -146,8 +147,11 @@ int main(int argc, char** argv) {
         pl.loff.push_back(l);
         c += static_cast<long long>(fr[f].mc) * fr[f].mc;
         l += static_cast<long long>(fr[f].mc) * fr[f].p;
-        for (int j0 = 0; j0 < fr[f].mc; j0 += col_block)
-          pl.blocks.push_back(Block{static_cast<int>(f), j0, std::min(col_block, fr[f].mc - j0)});
+        for (int j0 = 0; j0 < fr[f].mc; j0 += col_block) {
+          const int jb = std::min(col_block, fr[f].mc - j0);
+          pl.blocks.push_back(Block{static_cast<int>(f), j0, jb});
+          pl.trapezoids.push_back(Piece{static_cast<int>(f), j0, j0, fr[f].mc - j0, jb});
+        }
         // lower triangle of the n x n diagonal block at (o, o), halved recursively
         std::vector<std::pair<int, int>> todo{{0, fr[f].mc}};
         while (!todo.empty()) {
@@ -163,7 +167,7 @@ int main(int argc, char** argv) {
           todo.push_back({o + h1, n - h1});
         }
       }
-      max_blocks = std::max(max_blocks, std::max(pl.blocks.size(), pl.pieces.size()));
+      max_blocks = std::max(max_blocks, std::max(pl.trapezoids.size(), pl.pieces.size()));
       plans.push_back(std::move(pl));
     }
     const double** dA = nullptr;
@@ -180,6 +184,34 @@ int main(int argc, char** argv) {
                      f.mc),
          "cublasDgemm");
     };
+    // all pieces of a level in one grouped call (one group per piece); the pointer arrays are uploaded inside
+    // the timed region, as the library would
+    auto grouped = [&](const std::vector<Front>& fr, const Plan& pl, const std::vector<Piece>& pieces) {
+      const size_t nb = pieces.size();
+      std::vector<cublasOperation_t> ta(nb, CUBLAS_OP_N), tb(nb, CUBLAS_OP_T);
+      std::vector<int> mm(nb), nn(nb), kk(nb), ld(nb), gs(nb, 1);
+      std::vector<double> al(nb, -1.0), be(nb, 1.0);
+      std::vector<const double*> pa(nb), pb(nb);
+      std::vector<double*> pc(nb);
+      for (size_t i = 0; i < nb; ++i) {
+        const Piece& b = pieces[i];
+        const Front& f = fr[b.front];
+        mm[i] = b.mr;
+        nn[i] = b.nc;
+        kk[i] = f.p;
+        ld[i] = f.mc;
+        pa[i] = L + pl.loff[b.front] + b.r0;
+        pb[i] = W + pl.loff[b.front] + b.c0;
+        pc[i] = C + pl.coff[b.front] + b.r0 + static_cast<long long>(b.c0) * f.mc;
+      }
+      ck(cudaMemcpyAsync(dA, pa.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
+      ck(cudaMemcpyAsync(dB, pb.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
+      ck(cudaMemcpyAsync(dC, pc.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
+      ck(cublasDgemmGroupedBatched(h[0], ta.data(), tb.data(), mm.data(), nn.data(), kk.data(), al.data(), dA,
+                                   ld.data(), dB, ld.data(), be.data(), dC, ld.data(), static_cast<int>(nb), gs.data()),
+         "cublasDgemmGroupedBatched");
+      ck(cudaStreamSynchronize(st[0]), "sync");  // the host arrays above are released
+    };
     auto run = [&](int strategy) {
       for (size_t li = 0; li < levels.size(); ++li) {
         const auto& fr = levels[li];
@@ -187,31 +219,7 @@ int main(int argc, char** argv) {
         if (strategy == 0) {
           for (const Block& b : pl.blocks) gemm_block(h[0], fr, pl, b);
         } else if (strategy == 1) {
-          const size_t nb = pl.blocks.size();
-          std::vector<cublasOperation_t> ta(nb, CUBLAS_OP_N), tb(nb, CUBLAS_OP_T);
-          std::vector<int> mm(nb), nn(nb), kk(nb), ld(nb), gs(nb, 1);
-          std::vector<double> al(nb, -1.0), be(nb, 1.0);
-          std::vector<const double*> pa(nb), pb(nb);
-          std::vector<double*> pc(nb);
-          for (size_t i = 0; i < nb; ++i) {
-            const Block& b = pl.blocks[i];
-            const Front& f = fr[b.front];
-            mm[i] = f.mc - b.j0;
-            nn[i] = b.jb;
-            kk[i] = f.p;
-            ld[i] = f.mc;
-            pa[i] = L + pl.loff[b.front] + b.j0;
-            pb[i] = W + pl.loff[b.front] + b.j0;
-            pc[i] = C + pl.coff[b.front] + b.j0 + static_cast<long long>(b.j0) * f.mc;
-          }
-          ck(cudaMemcpyAsync(dA, pa.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
-          ck(cudaMemcpyAsync(dB, pb.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
-          ck(cudaMemcpyAsync(dC, pc.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
-          ck(cublasDgemmGroupedBatched(h[0], ta.data(), tb.data(), mm.data(), nn.data(), kk.data(), al.data(), dA,
-                                       ld.data(), dB, ld.data(), be.data(), dC, ld.data(), static_cast<int>(nb),
-                                       gs.data()),
-             "cublasDgemmGroupedBatched");
-          ck(cudaStreamSynchronize(st[0]), "sync");  // the host arrays above are released
+          grouped(fr, pl, pl.trapezoids);
         } else if (strategy == 2) {
           ck(cudaEventRecord(ev[0], st[0]), "cudaEventRecord");
           for (int i = 1; i < nstreams; ++i) ck(cudaStreamWaitEvent(st[i], ev[0], 0), "cudaStreamWaitEvent");
@@ -221,31 +229,7 @@ int main(int argc, char** argv) {
             ck(cudaStreamWaitEvent(st[0], ev[1 + i], 0), "cudaStreamWaitEvent");
           }
         } else if (strategy == 4) {
-          const size_t nb = pl.pieces.size();
-          std::vector<cublasOperation_t> ta(nb, CUBLAS_OP_N), tb(nb, CUBLAS_OP_T);
-          std::vector<int> mm(nb), nn(nb), kk(nb), ld(nb), gs(nb, 1);
-          std::vector<double> al(nb, -1.0), be(nb, 1.0);
-          std::vector<const double*> pa(nb), pb(nb);
-          std::vector<double*> pc(nb);
-          for (size_t i = 0; i < nb; ++i) {
-            const Piece& b = pl.pieces[i];
-            const Front& f = fr[b.front];
-            mm[i] = b.mr;
-            nn[i] = b.nc;
-            kk[i] = f.p;
-            ld[i] = f.mc;
-            pa[i] = L + pl.loff[b.front] + b.r0;
-            pb[i] = W + pl.loff[b.front] + b.c0;
-            pc[i] = C + pl.coff[b.front] + b.r0 + static_cast<long long>(b.c0) * f.mc;
-          }
-          ck(cudaMemcpyAsync(dA, pa.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
-          ck(cudaMemcpyAsync(dB, pb.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
-          ck(cudaMemcpyAsync(dC, pc.data(), nb * sizeof(double*), cudaMemcpyHostToDevice, st[0]), "H2D");
-          ck(cublasDgemmGroupedBatched(h[0], ta.data(), tb.data(), mm.data(), nn.data(), kk.data(), al.data(), dA,
-                                       ld.data(), dB, ld.data(), be.data(), dC, ld.data(), static_cast<int>(nb),
-                                       gs.data()),
-             "cublasDgemmGroupedBatched");
-          ck(cudaStreamSynchronize(st[0]), "sync");
+          grouped(fr, pl, pl.pieces);
         } else {
           for (size_t f = 0; f < fr.size(); ++f)
             ck(cublasDgemm(h[0], CUBLAS_OP_N, CUBLAS_OP_T, fr[f].mc, fr[f].mc, fr[f].p, &m1, L + pl.loff[f], fr[f].mc,
