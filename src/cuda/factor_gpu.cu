@@ -359,6 +359,51 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Vector<UpdateTask> upd;
   Vector<int> qhost;
   GemmArrays gemm_arrays;
+  long long w_size = 0;  // doubles of W the queued updates need
+
+  // Queues C(r0:m, r0:c1) -= L(r0:m, j0:j0+nq) D W^T on front fd, the lower trapezoid, with W = the rows
+  // r0:c1 of L(:, j0:j0+nq) D (W's place in dW is an offset until run_queued_updates).
+  auto queue_update = [&](const FrontDesc& fd, int r0, int c1, int j0, int nq) {
+    const int ncol = c1 - r0;
+    if (ncol <= 0 || nq <= 0) return;
+    double* F = dF.get() + fd.off;
+    FormWTask fw;
+    fw.l = F + r0 + static_cast<long long>(j0) * fd.m;
+    fw.d = dDlev.get() + fd.d_off + 2LL * j0;
+    fw.w = reinterpret_cast<double*>(w_size);
+    fw.ldl = fd.m;
+    fw.nrow = ncol;
+    fw.q = nq;
+    formw.push_back(fw);
+    UpdateTask u;
+    u.c = F + r0 + static_cast<long long>(r0) * fd.m;
+    u.ldc = fd.m;
+    u.l = fw.l;
+    u.ldl = fd.m;
+    u.w = fw.w;
+    u.ldw = ncol;
+    u.nrow = fd.m - r0;
+    u.ncol = ncol;
+    u.kdim = nq;
+    upd.push_back(u);
+    w_size += static_cast<long long>(ncol) * nq;
+  };
+  // Forms every queued W and runs the updates (one form_w launch, then run_updates); empties the queue.
+  auto run_queued_updates = [&] {
+    if (!upd.empty()) {
+      dW.reserve_discard(static_cast<size_t>(w_size));
+      for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
+      for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
+      dFormW.upload(formw.data(), formw.size(), st);
+      long long max_entries = 0;
+      for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
+      launch_form_w(dFormW.get(), static_cast<int>(formw.size()), max_entries, st);
+      run_updates(upd, dUpd, gemm_arrays, blas, st);
+    }
+    formw.clear();
+    upd.clear();
+    w_size = 0;
+  };
 
   const auto h1 = clock::now();
   Event ev_start, ev_assembled, ev_dense, ev_updated, ev_copied, ev_w0, ev_w1, ev_w2, ev_w3;
@@ -525,9 +570,6 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         t_apply += ev_w2.since(ev_w1);
         t_commit += ev_w3.since(ev_w2);
       }
-      formw.clear();
-      upd.clear();
-      long long w_size = 0;
       for (int i = 0; i < nt; ++i) {
         const WindowTask& t = wins[i];
         const FrontDesc& fd = fronts[t.front];
@@ -539,44 +581,18 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
           throw Error(flag::not_posdef, "matrix is not positive definite: pivot of column " + std::to_string(var) +
                                             " (0-based) is not positive");
         }
-        // C(r0:m, c0:c1) -= L(r0:m, j0:j0+nq) D W^T, the lower trapezoid (W = the rows c0:c1 of L D)
-        auto add_update = [&](int r0, int c1, int j0, int nq) {
-          const int ncol = c1 - r0;
-          if (ncol <= 0 || nq <= 0) return;
-          double* F = dF.get() + fd.off;
-          FormWTask fw;
-          fw.l = F + r0 + static_cast<long long>(j0) * fd.m;
-          fw.d = dDlev.get() + fd.d_off + 2LL * j0;
-          fw.w = reinterpret_cast<double*>(w_size);  // offset; fixed up below
-          fw.ldl = fd.m;
-          fw.nrow = ncol;
-          fw.q = nq;
-          formw.push_back(fw);
-          UpdateTask u;
-          u.c = F + r0 + static_cast<long long>(r0) * fd.m;
-          u.ldc = fd.m;
-          u.l = fw.l;
-          u.ldl = fd.m;
-          u.w = fw.w;
-          u.ldw = ncol;
-          u.nrow = fd.m - r0;
-          u.ncol = ncol;
-          u.kdim = nq;
-          upd.push_back(u);
-          w_size += static_cast<long long>(ncol) * nq;
-        };
         if (q > 0) {
           kk[t.front] += q;
           ss[t.front] += t.w - q;
           progress[t.front] = 1;
           const int k = kk[t.front];
-          add_update(k, block_end[t.front], k - q, q);  // the rest of the block
+          queue_update(fd, k, block_end[t.front], k - q, q);  // the rest of the block
         } else {
           ss[t.front] += t.w;
         }
         if (kk[t.front] + ss[t.front] >= block_end[t.front]) {  // block done: the columns after it
           const int k = kk[t.front], b = block_end[t.front];
-          add_update(b, fd.p, block_k0[t.front], k - block_k0[t.front]);
+          queue_update(fd, b, fd.p, block_k0[t.front], k - block_k0[t.front]);
         }
         if (kk[t.front] < fd.p && ss[t.front] >= fd.p - kk[t.front] && progress[t.front]) {
           ss[t.front] = 0;  // a new sweep over the failed candidates
@@ -585,16 +601,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         }
         if (kk[t.front] == fd.p || ss[t.front] >= fd.p - kk[t.front]) active[t.front] = 0;
       }
-      if (!upd.empty()) {
-        dW.reserve_discard(static_cast<size_t>(w_size));
-        for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
-        for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
-        dFormW.upload(formw.data(), formw.size(), st);
-        long long max_entries = 0;
-      for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
-      launch_form_w(dFormW.get(), static_cast<int>(formw.size()), max_entries, st);
-        run_updates(upd, dUpd, gemm_arrays, blas, st);
-      }
+      run_queued_updates();
     }
 
     // ---- roots whose remaining candidates all failed: finish them on the host with a full search
@@ -632,46 +639,12 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
 
     ev_dense.record(st);
     // ---- contribution blocks: C -= L2 D L2^T with every pivot of the front at once
-    formw.clear();
-    upd.clear();
-    long long w_size = 0;
     for (index_t f = 0; f < nf; ++f) {
       const FrontDesc& fd = fronts[f];
-      const int k = kk[f], mc = fd.m - fd.p;
-      info[fd.node].nelim = k;
-      if (k == 0 || mc == 0) continue;
-      double* F = dF.get() + fd.off;
-      FormWTask fw;
-      fw.l = F + fd.p;
-      fw.d = dDlev.get() + fd.d_off;
-      fw.w = reinterpret_cast<double*>(w_size);
-      fw.ldl = fd.m;
-      fw.nrow = mc;
-      fw.q = k;
-      formw.push_back(fw);
-      UpdateTask u;
-      u.c = F + fd.p + static_cast<long long>(fd.p) * fd.m;
-      u.ldc = fd.m;
-      u.l = fw.l;
-      u.ldl = fd.m;
-      u.w = fw.w;
-      u.ldw = mc;
-      u.nrow = mc;
-      u.ncol = mc;
-      u.kdim = k;
-      upd.push_back(u);
-      w_size += static_cast<long long>(mc) * k;
+      info[fd.node].nelim = kk[f];
+      queue_update(fd, fd.p, fd.m, 0, kk[f]);
     }
-    if (!upd.empty()) {
-      dW.reserve_discard(static_cast<size_t>(w_size));
-      for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
-      for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
-      dFormW.upload(formw.data(), formw.size(), st);
-      long long max_entries = 0;
-      for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
-      launch_form_w(dFormW.get(), static_cast<int>(formw.size()), max_entries, st);
-      run_updates(upd, dUpd, gemm_arrays, blas, st);
-    }
+    run_queued_updates();
 
     ev_updated.record(st);
     // ---- copy L, D and the row lists out of the fronts (the contribution blocks stay for the next level)
