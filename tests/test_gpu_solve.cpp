@@ -135,6 +135,35 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("GPU solve: presolve with several inverted super-blocks per node") {
+    // the top separators of laplace3d:30 have ~900 pivots: nodes of two or more 512-column super-blocks,
+    // with a partial last tile, in both modes
+    if (!need_gpu()) return;
+    struct Case {
+      std::string name;
+      SymmetricMatrix a;
+      Mode mode;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"laplace3d:30 shifted", generate_laplace3d(30, 0.7), Mode::indefinite});
+    cases.push_back({"laplace3d:29 posdef", generate_laplace3d(29), Mode::posdef});
+    for (auto& c : cases) {
+      CAPTURE(c.name);
+      auto plain = factor_on_gpu(c.a, c.mode, false);
+      auto pre = factor_on_gpu(c.a, c.mode, true);
+      REQUIRE(pre.factors.on_device());
+      CHECK(pre.inform.time_gpu_presolve > 0.0);
+      for (int nrhs : {1, 9}) {
+        double cpu_be = 0.0;
+        const double be = check_jobs(c.a, pre.factors, nrhs, 1e-9, &cpu_be);
+        const double be_plain = check_jobs(c.a, plain.factors, nrhs, 1e-9);
+        MESSAGE(c.name << " nrhs " << nrhs << " berr presolve " << be << " plain " << be_plain << " cpu " << cpu_be);
+        CHECK(be < std::max(1e-14, 10 * cpu_be));
+        CHECK(be < 1e-11);
+      }
+    }
+  }
+
   TEST_CASE("GPU solve: every shared symmetric matrix") {
     if (!need_gpu()) return;
     const auto matrices = ssids_test::shared_matrices("symmetric");

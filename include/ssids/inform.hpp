@@ -48,7 +48,7 @@ struct Inform {
   double time_gpu_dense = 0.0;     ///< factorizing the fully summed columns (windows and their updates)
   double time_gpu_update = 0.0;    ///< forming the contribution blocks, C -= L2 D L2^T
   double time_gpu_other = 0.0;     ///< copying L, D and contribution blocks out of the fronts
-  double time_gpu_presolve = 0.0;  ///< Options::presolve: inverting the diagonal tiles of L (device time)
+  double time_gpu_presolve = 0.0;  ///< Options::presolve: inverting the diagonal super-blocks of L (device time)
 };
 
 }  // namespace ssids

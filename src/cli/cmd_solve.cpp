@@ -41,7 +41,7 @@ const char* solve_help =
     "  --nrhs K           number of generated right-hand sides (default 1)\n"
     "  --refine STEPS     iterative refinement steps at most (default 0)\n"
     "  --solves R         then time R more plain solves; time_solve is their median\n"
-    "  --presolve         GPU: invert the diagonal tiles of L after factorizing (faster repeated solves)\n"
+    "  --presolve         GPU: invert the diagonal blocks of L after factorizing (faster solves)\n"
     "  --repeat R         factorize and solve R times; median times are reported (default 1)\n"
     "  --fail-on-singular treat a singular matrix as an error (-5) instead of a warning (+7)\n"
     "  --json             one JSON object on stdout (times in seconds)\n";

@@ -27,7 +27,7 @@ struct DeviceFactors {
   DeviceBuffer<int> gptr, gsrc;             ///< per work-buffer row: the children's rows added into it
   DeviceBuffer<gpu::SolveTask> fwd_tasks;   ///< forward sweep, in ticket order
   DeviceBuffer<gpu::SolveTask> bwd_tasks;   ///< backward sweep, in ticket order
-  DeviceBuffer<double> inv;                 ///< presolve: inverted diagonal tiles
+  DeviceBuffer<double> inv;                 ///< presolve: inverted diagonal super-blocks
   DeviceBuffer<int> pivot_var;              ///< pivot position -> variable
   DeviceBuffer<double> scale;               ///< empty or n
   int n_fwd_tasks = 0, n_bwd_tasks = 0;
@@ -53,7 +53,7 @@ struct SolvePlanTimes {
 };
 
 /// Builds the solve plan and takes over the device arrays l and rows (swapped out of the arguments).
-/// host_rows: a copy of the device rows array. Inverts the diagonal tiles when presolve is set.
+/// host_rows: a copy of the device rows array. Inverts the diagonal super-blocks when presolve is set.
 std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const Vector<DeviceNodeInfo>& info,
                                                     const Vector<int>& host_rows, DeviceBuffer<double>& l,
                                                     std::size_t l_size, DeviceBuffer<int>& rows, bool posdef,

@@ -3,9 +3,12 @@
 // already on the device). See solve_kernels.cuh for the scheme.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <numeric>
 #include <string>
+#include <vector>
 
 #include "cuda/device_factors.cuh"
 #include "cuda/solve_gather.hpp"
@@ -61,9 +64,8 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
     total_tiles += nd.ntile;
     nd.inv_off = -1;
     if (presolve && ni.ne > 0) {
-      const int last = ni.ne - (nd.ntile - 1) * T;
       nd.inv_off = inv_size;
-      inv_size += static_cast<long long>(nd.ntile - 1) * T * T + static_cast<long long>(last) * last;
+      inv_size += presolve_inverse_size(nd.ntile);
     }
     index_t p = sym.sparent[s];
     while (p >= 0 && info[p].ne == 0) p = sym.sparent[p];
@@ -152,7 +154,7 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   df->pivot_var.upload(pv.data(), pv.size(), st);
   if (scale) df->scale.upload(scale, static_cast<size_t>(sym.n), st);
 
-  // ---- presolve: invert every diagonal tile
+  // ---- presolve: invert the diagonal super-blocks (one task per tile: its column tile of the inverse)
   if (presolve && !tiles.empty()) {
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     check_cuda(cudaEventCreate(&e0), "cudaEventCreate");
@@ -164,8 +166,8 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
       DeviceBuffer<SolveTask> dtiles;
       dtiles.upload(tiles.data(), tiles.size(), st);
       check_cuda(cudaEventRecord(e0, st), "cudaEventRecord");
-      launch_invert_tiles(dtiles.get(), static_cast<int>(tiles.size()), df->l.get(), df->nodes.get(), df->inv.get(),
-                          posdef ? 1 : 0, st);
+      launch_invert_superblocks(dtiles.get(), static_cast<int>(tiles.size()), df->l.get(), df->nodes.get(),
+                                df->inv.get(), posdef ? 1 : 0, st);
       check_cuda(cudaEventRecord(e1, st), "cudaEventRecord");
       check_cuda(cudaStreamSynchronize(st), "presolve");
       float ms = 0.0f;
@@ -225,6 +227,31 @@ class StreamBuffer {
   cudaStream_t s_ = nullptr;
 };
 
+#ifdef SSIDS_SOLVE_TRACE
+/// Writes the task trace of a sweep to PREFIX.fwd / PREFIX.bwd (4 words per ticket) and the nodes to
+/// PREFIX.nodes (m, ne, wait_node per node) for tools/solve_trace.py. Synchronizes the stream.
+void dump_solve_trace(const DeviceFactors& df, const SolveArgs& a, bool forward, const char* prefix,
+                      cudaStream_t st) {
+  std::vector<unsigned long long> h(4 * static_cast<size_t>(a.ntasks));
+  check_cuda(cudaMemcpyAsync(h.data(), a.trace, h.size() * 8, cudaMemcpyDeviceToHost, st), "solve trace");
+  std::vector<SolveNode> hn(static_cast<size_t>(df.nsup));
+  check_cuda(cudaMemcpyAsync(hn.data(), df.nodes.get(), hn.size() * sizeof(SolveNode), cudaMemcpyDeviceToHost, st),
+             "solve trace");
+  check_cuda(cudaStreamSynchronize(st), "solve trace");
+  if (FILE* fp = std::fopen((std::string(prefix) + ".nodes").c_str(), "wb")) {
+    for (const SolveNode& nd : hn) {
+      const int v[3] = {nd.m, nd.ne, nd.wait_node};
+      std::fwrite(v, 4, 3, fp);
+    }
+    std::fclose(fp);
+  }
+  if (FILE* fp = std::fopen((std::string(prefix) + (forward ? ".fwd" : ".bwd")).c_str(), "wb")) {
+    std::fwrite(h.data(), 8, h.size(), fp);
+    std::fclose(fp);
+  }
+}
+#endif
+
 /// The solve on device-resident right-hand sides, queued on st. Each sweep is one launch per panel of
 /// solve_panel right-hand sides. error_flag (device int) is set if a dependency wait ever timed out.
 void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx, long long ldx, cudaStream_t st,
@@ -234,9 +261,12 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   const bool sweeps = job != SolveJob::diagonal;
   const int panel = std::min(nrhs, solve_panel);
   const std::size_t rows_work = sweeps ? static_cast<std::size_t>(df.total_rows) * panel : 0;
-  const std::size_t work = rows_work + (sweeps ? static_cast<std::size_t>(df.part_slots) * solve_panel * solve_tile : 0);
-  // integer state: tickets (2), error (1), tile flags and node counters of both sweeps, partial counters
-  const std::size_t nflags = 3 + 3 * static_cast<std::size_t>(df.total_tiles) + 2 * static_cast<std::size_t>(df.nsup);
+  const std::size_t v_work = df.presolve ? rows_work : 0;  // the pivot rows' reduced values (vbuf)
+  const std::size_t work =
+      rows_work + v_work + (sweeps ? static_cast<std::size_t>(df.part_slots) * solve_panel * solve_tile : 0);
+  // integer state: tickets (2), error (1), tile flags and node counters of both sweeps, partial counters,
+  // the presolve's published-v flags of both sweeps
+  const std::size_t nflags = 3 + 5 * static_cast<std::size_t>(df.total_tiles) + 2 * static_cast<std::size_t>(df.nsup);
   StreamBuffer wb(work * sizeof(double), st);
   StreamBuffer& fb = *flags_keep;
   fb.allocate(nflags * sizeof(int), st);
@@ -254,7 +284,8 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   a.posdef = df.posdef ? 1 : 0;
   a.buf = wb.get();
   a.total_rows = df.total_rows;
-  a.part = wb.get() + rows_work;
+  a.part = wb.get() + rows_work + v_work;
+  a.vbuf = df.presolve ? wb.get() + rows_work : nullptr;
   a.flags.ticket = fl;
   a.flags.error = fl + 2;
   a.flags.fwd_tile = fl + 3;
@@ -262,6 +293,8 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   a.flags.fwd_done = a.flags.bwd_tile + df.total_tiles;
   a.flags.bwd_done = a.flags.fwd_done + df.nsup;
   a.flags.bwd_part = a.flags.bwd_done + df.nsup;
+  a.flags.fwd_v = a.flags.bwd_part + df.total_tiles;
+  a.flags.bwd_v = a.flags.fwd_v + df.total_tiles;
   *error_flag_out = a.flags.error;
   const int n = static_cast<int>(df.n);
   auto sweep = [&](bool forward) {
@@ -271,6 +304,14 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
       check_cuda(cudaMemsetAsync(fl + 3, 0, (nflags - 3) * sizeof(int), st), "cudaMemsetAsync");
       a.x = dx + static_cast<long long>(r0) * ldx;
       a.nrhs = std::min(panel, nrhs - r0);
+#ifdef SSIDS_SOLVE_TRACE
+      const char* trace_prefix = std::getenv("SSIDS_SOLVE_TRACE");
+      StreamBuffer trace_buf;
+      if (trace_prefix) {
+        trace_buf.allocate(sizeof(unsigned long long) * 4 * std::max(df.n_fwd_tasks, df.n_bwd_tasks), st);
+        a.trace = static_cast<unsigned long long*>(trace_buf.raw());
+      }
+#endif
       if (forward) {
         a.tasks = df.fwd_tasks.get();
         a.ntasks = df.n_fwd_tasks;
@@ -280,6 +321,12 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
         a.ntasks = df.n_bwd_tasks;
         launch_backward_sweep(a, st);
       }
+#ifdef SSIDS_SOLVE_TRACE
+      if (trace_prefix) {
+        dump_solve_trace(df, a, forward, trace_prefix, st);
+        a.trace = nullptr;
+      }
+#endif
     }
   };
   auto diag = [&] {

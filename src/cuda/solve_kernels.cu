@@ -12,6 +12,7 @@ constexpr int T = solve_tile;
 constexpr int P = solve_panel;
 constexpr int NT = solve_threads;
 constexpr int G = NT / T;  // thread (i, g): row (or column) i of the block, right-hand sides g, g + G, ...
+constexpr int K = solve_inv_tiles;
 
 #ifndef SSIDS_SOLVE_FWD_MIN_BLOCKS
 #define SSIDS_SOLVE_FWD_MIN_BLOCKS 3
@@ -42,6 +43,29 @@ __device__ void wait_at_least(const int* p, int target, int* error) {
 }
 
 /// The next task of the sweep, in ticket order (not blockIdx order: see solve_kernels.cuh).
+#ifdef SSIDS_SOLVE_TRACE
+/// Task trace (a build with -DSSIDS_SOLVE_TRACE only; see tools/solve_trace.py): per ticket the start and
+/// end time (%globaltimer, ns), node << 32 | blk, and smid << 32 | part.
+__device__ __forceinline__ unsigned long long trace_clock() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void trace_start(const SolveArgs& a, int ticket, const SolveTask& task) {
+  if (!a.trace || threadIdx.x != 0) return;
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  a.trace[4 * ticket] = trace_clock();
+  a.trace[4 * ticket + 2] = (static_cast<unsigned long long>(task.node) << 32) | static_cast<unsigned>(task.blk);
+  a.trace[4 * ticket + 3] = (static_cast<unsigned long long>(sm) << 32) | static_cast<unsigned>(task.part);
+}
+__device__ __forceinline__ void trace_end(const SolveArgs& a, int ticket) {
+  if (a.trace && threadIdx.x == 0) a.trace[4 * ticket + 1] = trace_clock();
+}
+#else
+__device__ __forceinline__ void trace_start(const SolveArgs&, int, const SolveTask&) {}
+__device__ __forceinline__ void trace_end(const SolveArgs&, int) {}
+#endif
 __device__ int take_ticket(int* counter) {
   __shared__ int s_ticket;
   if (threadIdx.x == 0) s_ticket = atomicAdd(counter, 1);
@@ -73,34 +97,38 @@ __device__ __forceinline__ void put(const BlockRegs& b, double (*t)[T + 1]) {
   }
 }
 
-/// Issues the loads of the diagonal tile `blk` of a node: its inverse (presolve; tb x tb, ld tb) or its
-/// block of L.
+/// Presolve: tile (i, j) of the inverse of the diagonal super-block holding tiles i >= j of a node
+/// (T x T, column-major, ld T; zero outside the node's pivots).
+__device__ __forceinline__ const double* inv_tile(const double* inv, const SolveNode& nd, int i, int j) {
+  const int S = j / K, li = i - S * K, lj = j - S * K;
+  return inv + nd.inv_off + (static_cast<long long>(S) * (K * (K + 1) / 2) + li * (li + 1) / 2 + lj) * T * T;
+}
+
+/// Issues the loads of the first block the diagonal step of a pivot tile uses: without presolve the
+/// diagonal tile `blk` of L (tb x tb); with it, forward Z(blk, first tile of its super-block), backward
+/// Z(last tile of its super-block, blk).
+template <bool Backward>
 __device__ __forceinline__ void fetch_diag(BlockRegs& b, const SolveArgs& a, const SolveNode& nd, int blk, int tb) {
-  if (a.inv) fetch(b, a.inv + nd.inv_off + static_cast<long long>(blk) * T * T, tb, 0, 0, tb, tb);
-  else fetch(b, a.l + nd.l_off, nd.m, blk * T, blk * T, tb, tb);
+  if (!a.inv) {
+    fetch(b, a.l + nd.l_off, nd.m, blk * T, blk * T, tb, tb);
+    return;
+  }
+  const int s0 = (blk / K) * K;
+  if (!Backward) {
+    fetch(b, inv_tile(a.inv, nd, blk, s0), T, 0, 0, tb, s0 < blk ? T : tb);
+  } else {
+    const int s1 = min(nd.ntile, s0 + K) - 1;
+    fetch(b, inv_tile(a.inv, nd, s1, blk), T, 0, 0, min(T, nd.ne - s1 * T), tb);
+  }
 }
 
 /// One warp per right-hand side (rows lane and lane + 32 of the tile in registers): the diagonal tile t
-/// (tb x tb) applied to v(0..tb) into y — forward: y = t^{-1} v (t unit lower, or non-unit when posdef),
-/// or y = t v when t holds the inverse (presolve); backward (transposed): y = t^{-T} v or y = t^T v.
-/// Row i is updated by the columns j in increasing (forward) or decreasing (backward) order, as a
-/// one-thread-per-row loop would: the result does not depend on nrhs.
+/// (tb x tb) applied to v(0..tb) into y — forward: y = t^{-1} v (t unit lower, or non-unit when posdef);
+/// backward (transposed): y = t^{-T} v. Row i is updated by the columns j in increasing (forward) or
+/// decreasing (backward) order, as a one-thread-per-row loop would: the result does not depend on nrhs.
 template <bool Backward>
 __device__ __forceinline__ void tile_solve(const double (*t)[T + 1], const double (*v)[T], double (*y)[T], int tb,
-                                           int nrhs, bool inverse, bool posdef) {
-  if (inverse) {  // one thread per row and right-hand side: a product with the inverted tile
-    const int i = threadIdx.x % T, g = threadIdx.x / T;
-    if (i < tb)
-      for (int q = g; q < nrhs; q += G) {
-        double s = 0.0;
-        if (!Backward)
-          for (int k = 0; k <= i; ++k) s += t[i][k] * v[q][k];
-        else
-          for (int k = i; k < tb; ++k) s += t[k][i] * v[q][k];
-        y[q][i] = s;
-      }
-    return;
-  }
+                                           int nrhs, bool posdef) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int q = warp; q < nrhs; q += NT / 32) {
     double v0 = lane < tb ? v[q][lane] : 0.0, v1 = lane + 32 < tb ? v[q][lane + 32] : 0.0;
@@ -161,6 +189,7 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
   if (ticket >= a.ntasks) return;
   const SolveTask task = a.tasks[ticket];
   const SolveNode nd = a.nodes[task.node];
+  trace_start(a, ticket, task);
   const int i = threadIdx.x % T, g = threadIdx.x / T;
   const int r0 = task.blk * T, nr = min(T, nd.m - r0);
   const long long m = nd.m, TR = a.total_rows;
@@ -189,12 +218,13 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
   __syncthreads();
   // 3. the node's earlier tiles, as they are solved; the next block of L (and at last the diagonal tile)
   //    is fetched while one is used
-  const int ndep = min(task.blk, nd.ntile);
+  //    (with presolve, a pivot row block takes only the tiles of the earlier super-blocks here)
   const bool has_diag = task.blk < nd.ntile;
+  const int ndep = !has_diag ? nd.ntile : (a.inv ? (task.blk / K) * K : task.blk);
   const int tb_own = has_diag ? min(T, nd.ne - r0) : 0;
   BlockRegs next;
   if (ndep > 0) fetch(next, L, m, r0, 0, nr, min(T, nd.ne));
-  else if (has_diag) fetch_diag(next, a, nd, task.blk, tb_own);
+  else if (has_diag) fetch_diag<false>(next, a, nd, task.blk, tb_own);
   for (int tt = 0; tt < ndep; ++tt) {
     if (threadIdx.x == 0) wait_at_least(a.flags.fwd_tile + nd.flag_off + tt, 1, a.flags.error);
     __syncthreads();
@@ -206,17 +236,92 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
       if (j < tb) y[q][j] = __ldcg(buf + q * TR + c0 + j);
     }
     if (tt + 1 < ndep) fetch(next, L, m, r0, c0 + T, nr, min(T, nd.ne - c0 - T));
-    else if (has_diag) fetch_diag(next, a, nd, task.blk, tb_own);
+    else if (has_diag) fetch_diag<false>(next, a, nd, task.blk, tb_own);
     __syncthreads();
     if (i < nr) subtract_rows(v, t, y, i, g, a.nrhs, tb);
     __syncthreads();
   }
   // 4. the block's own diagonal tile
-  if (has_diag) {
+  if (has_diag && a.inv) {
+    // presolve: publish the reduced pivot rows for the later row blocks of the super-block, then
+    // y = sum over its row blocks c <= blk of Z(blk, c) v_c (c in order)
+    const int tb = tb_own, s0 = (task.blk / K) * K;
+    if (task.blk + 1 < min(nd.ntile, s0 + K)) {
+      if (i < tb)
+        for (int q = g; q < a.nrhs; q += G) __stcg(a.vbuf + q * TR + nd.buf_off + r0 + i, v[q][i]);
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) atomicExch(a.flags.fwd_v + nd.flag_off + task.blk, 1);
+    }
+    double acc[P / G];
+#pragma unroll
+    for (int k = 0; k < P / G; ++k) acc[k] = 0.0;
+    for (int c = s0; c <= task.blk; ++c) {
+      const int wc = c < task.blk ? T : tb;
+      if (c < task.blk) {
+        if (threadIdx.x == 0) wait_at_least(a.flags.fwd_v + nd.flag_off + c, 1, a.flags.error);
+        __syncthreads();
+        __threadfence();
+        for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
+          const int q = idx / T, j = idx % T;
+          y[q][j] = __ldcg(a.vbuf + q * TR + nd.buf_off + c * T + j);
+        }
+      }
+      put(next, t);
+      if (c < task.blk) fetch(next, inv_tile(a.inv, nd, task.blk, c + 1), T, 0, 0, tb, c + 1 < task.blk ? T : tb);
+      __syncthreads();
+      const double(*w)[T] = c < task.blk ? y : v;
+      if (i < tb) {
+#pragma unroll
+        for (int k = 0; k < P / G; ++k) {
+          const int q = g + k * G;
+          if (q < a.nrhs) {
+            double sum = acc[k];
+            for (int j = 0; j < wc; ++j) sum += t[i][j] * w[q][j];
+            acc[k] = sum;
+          }
+        }
+      }
+      __syncthreads();
+    }
+    if (i < tb)
+#pragma unroll
+      for (int k = 0; k < P / G; ++k) {
+        const int q = g + k * G;
+        if (q < a.nrhs) {
+          __stcg(buf + q * TR + r0 + i, acc[k]);
+          a.x[rows[r0 + i] + q * a.ldx] = acc[k];
+        }
+      }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) atomicExch(a.flags.fwd_tile + nd.flag_off + task.blk, 1);
+    // contribution rows in the same block (the node's last row block): the tiles of this super-block too
+    if (nr > tb) {
+      for (int tt = s0; tt <= task.blk; ++tt) {
+        if (threadIdx.x == 0) wait_at_least(a.flags.fwd_tile + nd.flag_off + tt, 1, a.flags.error);
+        __syncthreads();
+        __threadfence();
+        const int wt = tt < task.blk ? T : tb;
+        for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
+          const int q = idx / T, j = idx % T;
+          if (j < wt) y[q][j] = __ldcg(buf + q * TR + tt * T + j);
+        }
+        load_block(t, L, m, r0, tt * T, nr, wt);
+        __syncthreads();
+        if (i >= tb && i < nr) subtract_rows(v, t, y, i, g, a.nrhs, wt);
+        __syncthreads();
+      }
+      if (i >= tb && i < nr)
+        for (int q = g; q < a.nrhs; q += G) __stcg(buf + q * TR + r0 + i, v[q][i]);
+      __threadfence();
+      __syncthreads();
+    }
+  } else if (has_diag) {
     const int tb = tb_own;
     put(next, t);
     __syncthreads();
-    tile_solve<false>(t, v, y, tb, a.nrhs, a.inv != nullptr, a.posdef != 0);
+    tile_solve<false>(t, v, y, tb, a.nrhs, a.posdef != 0);
     __syncthreads();
     // contribution rows in the same block (the node's last tile): subtract this tile too
     if (nr > tb) {
@@ -242,6 +347,7 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
     __syncthreads();
   }
   if (threadIdx.x == 0) atomicAdd(a.flags.fwd_done + task.node, 1);
+  trace_end(a, ticket);
 }
 
 __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(SolveArgs a) {
@@ -252,6 +358,7 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
   if (ticket >= a.ntasks) return;
   const SolveTask task = a.tasks[ticket];
   const SolveNode nd = a.nodes[task.node];
+  trace_start(a, ticket, task);
   const int i = threadIdx.x % T, g = threadIdx.x / T;
   const int c0 = task.blk * T, tb = min(T, nd.ne - c0);
   const long long m = nd.m, TR = a.total_rows;
@@ -267,7 +374,9 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
   // 2. rows below the pivots (the ancestors' variables), 64 at a time — here, or in the node's partial tasks
   //    — then 3. the node's later tiles, last first, as they are solved; items in that order, the next
   //    one's block of L (at last the diagonal tile) fetched while one is used
-  const int na = (nd.m - nd.ne + T - 1) / T, nl = nd.ntile - 1 - task.blk;
+  //    (with presolve, only the tiles after the tile's super-block)
+  const int s_last = a.inv ? min(nd.ntile, (task.blk / K) * K + K) - 1 : task.blk;
+  const int na = (nd.m - nd.ne + T - 1) / T, nl = nd.ntile - 1 - s_last;
   auto fetch_item = [&](BlockRegs& b, int item) {
     if (item < na) {
       const int r0 = nd.ne + item * T;
@@ -276,7 +385,7 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
       const int r0 = (nd.ntile - 1 - (item - na)) * T;
       fetch(b, L, m, r0, c0, min(T, nd.ne - r0), tb);
     } else {
-      fetch_diag(b, a, nd, task.blk, tb);
+      fetch_diag<true>(b, a, nd, task.blk, tb);
     }
   };
   const bool partial = task.part >= 0;
@@ -340,13 +449,62 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) atomicAdd(a.flags.bwd_part + nd.flag_off + task.blk, 1);
+    trace_end(a, ticket);
     return;
   }
   __syncthreads();
-  // 4. the transposed diagonal tile
-  put(next, t);
-  __syncthreads();
-  tile_solve<true>(t, v, w, tb, a.nrhs, a.inv != nullptr, a.posdef != 0);
+  if (a.inv) {
+    // 4. presolve: publish v for the earlier tiles of the super-block, then
+    //    x = sum over its tiles u >= blk (last first) of Z(u, blk)^T v_u
+    const int s0 = (task.blk / K) * K;
+    if (task.blk > s0) {
+      if (i < tb)
+        for (int q = g; q < a.nrhs; q += G) __stcg(a.vbuf + q * TR + nd.buf_off + c0 + i, v[q][i]);
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) atomicExch(a.flags.bwd_v + nd.flag_off + task.blk, 1);
+    }
+    double acc[P / G];
+#pragma unroll
+    for (int k = 0; k < P / G; ++k) acc[k] = 0.0;
+    for (int u = s_last; u >= task.blk; --u) {
+      const int nu = min(T, nd.ne - u * T);
+      if (u > task.blk) {
+        if (threadIdx.x == 0) wait_at_least(a.flags.bwd_v + nd.flag_off + u, 1, a.flags.error);
+        __syncthreads();
+        __threadfence();
+        for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
+          const int q = idx / T, r = idx % T;
+          if (r < nu) w[q][r] = __ldcg(a.vbuf + q * TR + nd.buf_off + u * T + r);
+        }
+      }
+      put(next, t);
+      if (u > task.blk) fetch(next, inv_tile(a.inv, nd, u - 1, task.blk), T, 0, 0, T, tb);
+      __syncthreads();
+      const double(*src)[T] = u > task.blk ? w : v;
+      if (i < tb) {
+#pragma unroll
+        for (int k = 0; k < P / G; ++k) {
+          const int q = g + k * G;
+          if (q < a.nrhs) {
+            double sum = acc[k];
+            for (int r = 0; r < nu; ++r) sum += t[r][i] * src[q][r];
+            acc[k] = sum;
+          }
+        }
+      }
+      __syncthreads();
+    }
+    if (i < tb)
+#pragma unroll
+      for (int k = 0; k < P / G; ++k)
+        if (g + k * G < a.nrhs) w[g + k * G][i] = acc[k];
+  } else {
+    // 4. the transposed diagonal tile
+    put(next, t);
+    __syncthreads();
+    tile_solve<true>(t, v, w, tb, a.nrhs, a.posdef != 0);
+  }
   __syncthreads();
   if (i < tb)
     for (int q = g; q < a.nrhs; q += G) {
@@ -359,6 +517,7 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
     atomicExch(a.flags.bwd_tile + nd.flag_off + task.blk, 1);
     atomicAdd(a.flags.bwd_done + task.node, 1);
   }
+  trace_end(a, ticket);
 }
 
 __global__ void diag_solve_kernel(int n, const int* pivot_var, const double* d, const double* dinv, double* x,
@@ -386,29 +545,66 @@ __global__ void scale_rows_kernel(int n, const double* scale, double* x, long lo
   for (int r = 0; r < nrhs; ++r) x[i + r * ldx] *= scale[i];
 }
 
-// grid: one block of T threads per tile; thread c computes column c of the inverse by forward substitution,
-// straight into the output (each thread reads back only its own column).
-__global__ void __launch_bounds__(T) invert_tiles_kernel(const SolveTask* tasks, const double* l,
-                                                         const SolveNode* nodes, double* inv, int posdef) {
-  __shared__ double t[T][T + 1];
+// Presolve. grid: one block per tile task (node, tile j); it computes column tile j of the inverse Z of the
+// node's diagonal super-block S that holds tile j: for the super-block's tiles i = j, j + 1, ..., in order,
+// R = I (i = j) or R = -sum_{k=j}^{i-1} L(i, k) Z(k, j) (k in order), then Z(i, j) = L(i, i)^{-1} R by forward
+// substitution (one thread per column; L(i, i) unit lower, or non-unit when posdef). Z(k, j) is read back
+// from the output (written by this block). Entries outside the node's pivots are exact zeros.
+constexpr int inv_smem_bytes = 3 * T * (T + 1) * static_cast<int>(sizeof(double));
+__global__ void __launch_bounds__(NT) invert_superblocks_kernel(const SolveTask* tasks, const double* l,
+                                                                const SolveNode* nodes, double* inv, int posdef) {
+  extern __shared__ double smem[];
+  double(*lt)[T + 1] = reinterpret_cast<double(*)[T + 1]>(smem);  // L(i, k), then L(i, i)
+  double(*zt)[T + 1] = lt + T;                                     // Z(k, j)
+  double(*rt)[T + 1] = zt + T;                                     // R, then Z(i, j)
   const SolveTask task = tasks[blockIdx.x];
   const SolveNode nd = nodes[task.node];
-  const int j0 = task.blk * T, tb = min(T, nd.ne - j0), c = threadIdx.x;
-  for (int idx = threadIdx.x; idx < T * T; idx += blockDim.x) {
-    const int r = idx % T, j = idx / T;
-    if (r < tb && j < tb) t[r][j] = l[nd.l_off + (j0 + r) + static_cast<long long>(j0 + j) * nd.m];
-  }
-  __syncthreads();
-  if (c >= tb) return;
-  double* z = inv + nd.inv_off + static_cast<long long>(task.blk) * T * T + static_cast<long long>(c) * tb;
-  for (int i = 0; i < tb; ++i) {
-    if (i < c) {
-      z[i] = 0.0;
-      continue;
+  const int j = task.blk, s0 = (j / K) * K, s_end = min(nd.ntile, s0 + K);
+  const int tj = min(T, nd.ne - j * T);
+  const double* L = l + nd.l_off;
+  const long long m = nd.m;
+  const int c = threadIdx.x % T, rg = threadIdx.x / T;  // thread: column c, rows rg, rg + G, ...
+  for (int i = j; i < s_end; ++i) {
+    const int ti = min(T, nd.ne - i * T);
+    double acc[T / G];
+#pragma unroll
+    for (int q = 0; q < T / G; ++q) acc[q] = 0.0;
+    for (int k = j; k < i; ++k) {  // k < i: tile k is a full tile
+      __syncthreads();
+      load_block(lt, L, m, i * T, k * T, ti, T);
+      const double* zk = inv_tile(inv, nd, k, j);
+      for (int idx = threadIdx.x; idx < T * T; idx += NT) zt[idx % T][idx / T] = zk[idx];
+      __syncthreads();
+#pragma unroll 4
+      for (int kk = 0; kk < T; ++kk) {
+        const double zv = zt[kk][c];
+#pragma unroll
+        for (int q = 0; q < T / G; ++q) acc[q] = fma(lt[rg + q * G][kk], zv, acc[q]);
+      }
     }
-    double s = i == c ? 1.0 : 0.0;
-    for (int k = c; k < i; ++k) s -= t[i][k] * z[k];
-    z[i] = posdef ? s / t[i][i] : s;
+    __syncthreads();
+    load_block(lt, L, m, i * T, i * T, ti, ti);
+#pragma unroll
+    for (int q = 0; q < T / G; ++q) {
+      const int r = rg + q * G;
+      rt[r][c] = i == j ? (r == c ? 1.0 : 0.0) : -acc[q];
+    }
+    __syncthreads();
+    if (threadIdx.x < T) {
+      const int cc = threadIdx.x;
+      for (int r = 0; r < T; ++r) {
+        if (r >= ti || cc >= tj) {
+          rt[r][cc] = 0.0;
+          continue;
+        }
+        double sum = rt[r][cc];
+        for (int k = 0; k < r; ++k) sum -= lt[r][k] * rt[k][cc];
+        rt[r][cc] = posdef ? sum / lt[r][r] : sum;
+      }
+    }
+    __syncthreads();
+    double* zi = const_cast<double*>(inv_tile(inv, nd, i, j));
+    for (int idx = threadIdx.x; idx < T * T; idx += NT) zi[idx] = rt[idx % T][idx / T];
   }
 }
 
@@ -441,11 +637,14 @@ void launch_scale_rows(int n, const double* scale, double* x, long long ldx, int
   scale_rows_kernel<<<(n + 255) / 256, 256, 0, s>>>(n, scale, x, ldx, nrhs);
   check_launch("scale_rows_kernel");
 }
-void launch_invert_tiles(const SolveTask* tasks, int count, const double* l, const SolveNode* nodes, double* inv,
-                         int posdef, cudaStream_t s) {
+void launch_invert_superblocks(const SolveTask* tasks, int count, const double* l, const SolveNode* nodes,
+                               double* inv, int posdef, cudaStream_t s) {
   if (count <= 0) return;
-  invert_tiles_kernel<<<count, T, 0, s>>>(tasks, l, nodes, inv, posdef);
-  check_launch("invert_tiles_kernel");
+  check_cuda(cudaFuncSetAttribute(invert_superblocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  inv_smem_bytes),
+             "cudaFuncSetAttribute (invert_superblocks_kernel)");
+  invert_superblocks_kernel<<<count, NT, inv_smem_bytes, s>>>(tasks, l, nodes, inv, posdef);
+  check_launch("invert_superblocks_kernel");
 }
 void launch_scale_columns(const ScaleColumn* cols, int count, double* l, const double* d, cudaStream_t s) {
   if (count <= 0) return;

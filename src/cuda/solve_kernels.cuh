@@ -22,6 +22,13 @@
 // its pivots, that product is split: "partial" tasks (ticketed before the node's tiles) each multiply
 // solve_chunk_blocks row blocks into a slot of the partial buffer, and the tile task adds the slots in
 // order — so the long serial walk down a big node's rows is spread over many blocks.
+//
+// Presolve: the node's diagonal block of L is cut into super-blocks of solve_inv_tiles tiles, each of
+// which is inverted during the factorization (Z = L_SS^{-1}, stored as its lower tiles). A pivot row block
+// then no longer waits for every earlier tile of its node: forward, it subtracts the tiles of the earlier
+// super-blocks, publishes its reduced rows v (flag fwd_v), and forms y_b = sum_{c in S, c <= b} Z(b, c) v_c
+// from the published v of its super-block; backward likewise with Z^T. A node's chain of dependent
+// tiles becomes a chain of super-blocks, solve_inv_tiles times shorter.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -34,12 +41,22 @@ constexpr int solve_panel = 8;    ///< right-hand sides per sweep launch (more a
 constexpr int solve_threads = 256;
 /// Row blocks below the pivots per partial task of the backward sweep.
 constexpr int solve_chunk_blocks = 8;
+#ifndef SSIDS_SOLVE_INV_TILES
+#define SSIDS_SOLVE_INV_TILES 8
+#endif
+/// Presolve: tiles per inverted diagonal super-block of a node.
+constexpr int solve_inv_tiles = SSIDS_SOLVE_INV_TILES;
+/// Doubles of the inverse of a node with ntile diagonal tiles: per super-block its lower tiles, T x T each.
+inline long long presolve_inverse_size(int ntile) {
+  const long long full = ntile / solve_inv_tiles, rest = ntile % solve_inv_tiles;
+  return (full * (solve_inv_tiles * (solve_inv_tiles + 1) / 2) + rest * (rest + 1) / 2) * solve_tile * solve_tile;
+}
 
 struct SolveNode {
   long long l_off;     ///< L block (m x ne, ld m) in the L array
   long long rows_off;  ///< row variables (m) in the rows array
   long long buf_off;   ///< first row of the node in the work buffer (total_rows rows per rhs column)
-  long long inv_off;   ///< presolve: the node's inverted diagonal tiles (tile t at inv_off + t*64*64), or -1
+  long long inv_off;   ///< presolve: the inverse of the node's diagonal super-blocks (see invert_superblocks), or -1
   int m, ne;
   int nblk, ntile;     ///< row blocks (ceil(m/64)) and diagonal tiles (ceil(ne/64))
   int flag_off;        ///< first tile flag of the node
@@ -62,6 +79,8 @@ struct SolveFlags {
   int* bwd_tile;
   int* bwd_done;   ///< per node: tiles finished
   int* bwd_part;   ///< per tile: partial tasks finished
+  int* fwd_v;      ///< presolve, per tile: its reduced rows published in vbuf (forward)
+  int* bwd_v;      ///< likewise, backward
   int* error;      ///< set when a wait timed out (an internal error: never expected)
 };
 
@@ -72,7 +91,7 @@ struct SolveArgs {
   const int* children;   ///< child node indices (SolveNode::child_begin .. child_end)
   const int* gptr;       ///< per buffer row: its contributions from children, gsrc[gptr[g] .. gptr[g+1])
   const int* gsrc;       ///< buffer rows of the children's contribution rows
-  const double* inv;     ///< presolve tiles, or nullptr
+  const double* inv;     ///< presolve: inverted super-blocks, or nullptr
   const SolveTask* tasks;
   int ntasks;
   double* x;             ///< right-hand sides on the device (this panel), ld ldx
@@ -80,9 +99,11 @@ struct SolveArgs {
   int nrhs;              ///< columns in this panel (<= solve_panel)
   int posdef;            ///< non-unit L (Cholesky factor with its diagonal)
   double* buf;           ///< work buffer, total_rows x nrhs
+  double* vbuf;          ///< presolve: the pivot rows' reduced values, total_rows x nrhs (else unused)
   long long total_rows;
   double* part;          ///< backward partial products: slot s, column q at part + (s * solve_panel + q) * solve_tile
   SolveFlags flags;
+  unsigned long long* trace;  ///< -DSSIDS_SOLVE_TRACE builds: 4 words per ticket (see solve_kernels.cu), or nullptr
 };
 
 void launch_forward_sweep(const SolveArgs& a, cudaStream_t s);
@@ -93,9 +114,10 @@ void launch_diag_solve(int n, const int* pivot_var, const double* d, const doubl
                        int nrhs, cudaStream_t s);
 /// x(i, r) *= scale(i).
 void launch_scale_rows(int n, const double* scale, double* x, long long ldx, int nrhs, cudaStream_t s);
-/// Presolve: invert every diagonal tile (node, tile) listed in tasks into inv (tile tasks only).
-void launch_invert_tiles(const SolveTask* tasks, int count, const double* l, const SolveNode* nodes, double* inv,
-                         int posdef, cudaStream_t s);
+/// Presolve: for every diagonal tile (node, tile j) listed in tasks, column tile j of the inverse of its
+/// super-block: Z(i, j) for the super-block's tiles i >= j.
+void launch_invert_superblocks(const SolveTask* tasks, int count, const double* l, const SolveNode* nodes,
+                               double* inv, int posdef, cudaStream_t s);
 /// Posdef: L(:, j) *= sqrt(D_j) for every pivot column (turns the unit L D L^T into the Cholesky factor).
 struct ScaleColumn {
   long long diag_off;  ///< offset of the diagonal entry in L

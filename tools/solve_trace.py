@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Where the time of a GPU solve goes, task by task.
+
+Build with the trace compiled in and run one solve with SSIDS_SOLVE_TRACE=PREFIX (each sweep writes
+PREFIX.fwd / PREFIX.bwd and PREFIX.nodes; the last solve of a run wins):
+    cmake -S . -B build-trace -DCMAKE_CUDA_FLAGS=-DSSIDS_SOLVE_TRACE ... && cmake --build build-trace
+    SSIDS_SOLVE_TRACE=/tmp/l80 build-trace/ssids solve gen:laplace3d:80 --backend gpu --presolve
+    tools/solve_trace.py /tmp/l80
+Prints per sweep, by depth in the tree (0 = root), the tasks, their span and mean concurrency, the MB of
+L blocks (m x ne) of those nodes, the active tasks over time, and the diagonal chain of the biggest root.
+"""
+import sys
+
+import numpy as np
+
+pre = sys.argv[1]
+nodes = np.fromfile(pre + ".nodes", dtype=np.int32).reshape(-1, 3)
+m, ne, wait = nodes[:, 0], nodes[:, 1], nodes[:, 2]
+ns = len(m)
+depth = np.full(ns, -1)
+def dep(s):
+    path = []
+    while s >= 0 and depth[s] < 0:
+        path.append(s); s = wait[s]
+    d = -1 if s < 0 else depth[s]
+    for x in reversed(path):
+        d += 1; depth[x] = d
+    return
+for s in range(ns): dep(s)
+lbytes = m.astype(np.float64) * ne * 8
+for sw in ("fwd", "bwd"):
+    t = np.fromfile(pre + "." + sw, dtype=np.uint64).reshape(-1, 4)
+    st = t[:, 0].astype(np.int64); en = t[:, 1].astype(np.int64)
+    node = (t[:, 2] >> 32).astype(np.int64); blk = (t[:, 2] & 0xffffffff).astype(np.int64)
+    part = (t[:, 3] & 0xffffffff).astype(np.int32)
+    t0 = st.min(); st -= t0; en -= t0
+    span = en.max()
+    print(f"== {sw}: {len(st)} tasks, span {span/1e3:.1f} us, mean task {np.mean(en-st)/1e3:.2f} us, sum {np.sum(en-st)/1e6:.2f} ms")
+    d = depth[node]
+    print(" depth  tasks  nodes  first_start  last_end   active_span  conc   MB_L    maxm   maxne")
+    for k in range(d.max() + 1):
+        sel = d == k
+        if not sel.any(): continue
+        nn = np.unique(node[sel])
+        a, b = st[sel].min(), en[sel].max()
+        conc = np.sum(en[sel] - st[sel]) / max(1, b - a)
+        print(f" {k:5d} {sel.sum():6d} {len(nn):6d} {a/1e3:11.1f} {b/1e3:10.1f} {(b-a)/1e3:12.1f} {conc:6.1f} {lbytes[nn].sum()/1e6:7.1f} {m[nn].max():7d} {ne[nn].max():6d}")
+    # histogram of time: number of active tasks over time in 20 bins
+    bins = np.linspace(0, span, 21)
+    act = []
+    for i in range(20):
+        lo, hi = bins[i], bins[i+1]
+        ov = np.clip(np.minimum(en, hi) - np.maximum(st, lo), 0, None).sum() / (hi - lo)
+        act.append(ov)
+    print(" active tasks per 5% of span:", " ".join(f"{x:.0f}" for x in act))
+    # root node timeline
+    root = np.argmax(lbytes * (depth == 0))
+    sel = node == root
+    print(f" biggest root node {root} m={m[root]} ne={ne[root]}: tasks {sel.sum()} start {st[sel].min()/1e3:.1f} end {en[sel].max()/1e3:.1f} us")
+    # chain: per tile end time of tile tasks of the root (part == -1 for bwd)
+    if sw == "fwd":
+        sr = np.where(sel)[0]; order = np.argsort(blk[sr])
+        e = en[sr][order]; b = blk[sr][order]
+        nt = (ne[root] + 63)//64
+        print("  root row blocks end (every 16th):", " ".join(f"{b[i]}:{e[i]/1e3:.0f}" for i in range(0, len(b), 16)))
+        print(f"  root diag chain: {nt} tiles, mean link {(e[nt-1]-e[0])/max(1,nt-1)/1e3:.2f} us")
+    else:
+        sr = np.where(sel & (part < 0))[0]; order = np.argsort(-blk[sr])
+        e = en[sr][order]; b = blk[sr][order]
+        print("  root tiles end (every 16th):", " ".join(f"{b[i]}:{e[i]/1e3:.0f}" for i in range(0, len(b), 16)))
+        print(f"  root bwd chain: {len(b)} tiles, mean link {(e[-1]-e[0])/max(1,len(b)-1)/1e3:.2f} us")
