@@ -98,16 +98,17 @@ double check_jobs(const SymmetricMatrix& a, const Factors& f, int nrhs, double t
   return worst;
 }
 
+struct Case {
+  std::string name;
+  SymmetricMatrix a;
+  Mode mode;
+};
+
 }  // namespace
 
 TEST_SUITE("gpu") {
   TEST_CASE("GPU solve: generated problems every job and nrhs with and without presolve") {
     if (!need_gpu()) return;
-    struct Case {
-      std::string name;
-      SymmetricMatrix a;
-      Mode mode;
-    };
     std::vector<Case> cases;
     cases.push_back({"laplace3d:20 shifted", generate_laplace3d(20, 0.7), Mode::indefinite});
     cases.push_back({"kkt-qp", generate_kkt_qp(3000, 1200, 1e-8, 5), Mode::indefinite});
@@ -139,11 +140,6 @@ TEST_SUITE("gpu") {
     // the top separators of laplace3d:30 have ~900 pivots: nodes of two or more 512-column super-blocks,
     // with a partial last tile, in both modes
     if (!need_gpu()) return;
-    struct Case {
-      std::string name;
-      SymmetricMatrix a;
-      Mode mode;
-    };
     std::vector<Case> cases;
     cases.push_back({"laplace3d:30 shifted", generate_laplace3d(30, 0.7), Mode::indefinite});
     cases.push_back({"laplace3d:29 posdef", generate_laplace3d(29), Mode::posdef});

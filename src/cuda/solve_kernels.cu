@@ -181,6 +181,45 @@ __device__ __forceinline__ void load_block(double (*t)[T + 1], const double* L, 
   put(b, t);
 }
 
+/// Presolve: acc[k] += sum over j < n (in order) of t[i][j] src[q][j], or of t[j][i] src[q][j] when
+/// Transposed, for the thread's right-hand sides q = g + k G (a product with a tile of the inverse).
+template <bool Transposed>
+__device__ __forceinline__ void accumulate_tile(double (&acc)[P / G], const double (*t)[T + 1], const double (*src)[T],
+                                                int i, int g, int nrhs, int n) {
+#pragma unroll
+  for (int k = 0; k < P / G; ++k) {
+    const int q = g + k * G;
+    if (q < nrhs) {
+      double sum = acc[k];
+      for (int j = 0; j < n; ++j) sum += (Transposed ? t[j][i] : t[i][j]) * src[q][j];
+      acc[k] = sum;
+    }
+  }
+}
+
+/// Presolve: publishes rows i < n of v at work-buffer rows row0 + i of vbuf, then sets *flag.
+__device__ __forceinline__ void publish_rows(const SolveArgs& a, const double (*v)[T], long long row0, int n,
+                                             int* flag) {
+  const int i = threadIdx.x % T, g = threadIdx.x / T;
+  if (i < n)
+    for (int q = g; q < a.nrhs; q += G) __stcg(a.vbuf + q * a.total_rows + row0 + i, v[q][i]);
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) atomicExch(flag, 1);
+}
+
+/// Presolve: waits for *flag, then w[q][r] = vbuf rows row0 + r, r < n.
+__device__ __forceinline__ void wait_published_rows(const SolveArgs& a, const int* flag, long long row0, int n,
+                                                    double (*w)[T]) {
+  if (threadIdx.x == 0) wait_at_least(flag, 1, a.flags.error);
+  __syncthreads();
+  __threadfence();
+  for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
+    const int q = idx / T, r = idx % T;
+    if (r < n) w[q][r] = __ldcg(a.vbuf + q * a.total_rows + row0 + r);
+  }
+}
+
 __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(SolveArgs a) {
   __shared__ double v[P][T];      // the block's rows
   __shared__ double y[P][T];      // a solved tile
@@ -246,42 +285,18 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
     // presolve: publish the reduced pivot rows for the later row blocks of the super-block, then
     // y = sum over its row blocks c <= blk of Z(blk, c) v_c (c in order)
     const int tb = tb_own, s0 = (task.blk / K) * K;
-    if (task.blk + 1 < min(nd.ntile, s0 + K)) {
-      if (i < tb)
-        for (int q = g; q < a.nrhs; q += G) __stcg(a.vbuf + q * TR + nd.buf_off + r0 + i, v[q][i]);
-      __threadfence();
-      __syncthreads();
-      if (threadIdx.x == 0) atomicExch(a.flags.fwd_v + nd.flag_off + task.blk, 1);
-    }
+    if (task.blk + 1 < min(nd.ntile, s0 + K))
+      publish_rows(a, v, nd.buf_off + r0, tb, a.flags.fwd_v + nd.flag_off + task.blk);
     double acc[P / G];
 #pragma unroll
     for (int k = 0; k < P / G; ++k) acc[k] = 0.0;
     for (int c = s0; c <= task.blk; ++c) {
       const int wc = c < task.blk ? T : tb;
-      if (c < task.blk) {
-        if (threadIdx.x == 0) wait_at_least(a.flags.fwd_v + nd.flag_off + c, 1, a.flags.error);
-        __syncthreads();
-        __threadfence();
-        for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
-          const int q = idx / T, j = idx % T;
-          y[q][j] = __ldcg(a.vbuf + q * TR + nd.buf_off + c * T + j);
-        }
-      }
+      if (c < task.blk) wait_published_rows(a, a.flags.fwd_v + nd.flag_off + c, nd.buf_off + c * T, T, y);
       put(next, t);
       if (c < task.blk) fetch(next, inv_tile(a.inv, nd, task.blk, c + 1), T, 0, 0, tb, c + 1 < task.blk ? T : tb);
       __syncthreads();
-      const double(*w)[T] = c < task.blk ? y : v;
-      if (i < tb) {
-#pragma unroll
-        for (int k = 0; k < P / G; ++k) {
-          const int q = g + k * G;
-          if (q < a.nrhs) {
-            double sum = acc[k];
-            for (int j = 0; j < wc; ++j) sum += t[i][j] * w[q][j];
-            acc[k] = sum;
-          }
-        }
-      }
+      if (i < tb) accumulate_tile<false>(acc, t, c < task.blk ? y : v, i, g, a.nrhs, wc);
       __syncthreads();
     }
     if (i < tb)
@@ -457,42 +472,17 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
     // 4. presolve: publish v for the earlier tiles of the super-block, then
     //    x = sum over its tiles u >= blk (last first) of Z(u, blk)^T v_u
     const int s0 = (task.blk / K) * K;
-    if (task.blk > s0) {
-      if (i < tb)
-        for (int q = g; q < a.nrhs; q += G) __stcg(a.vbuf + q * TR + nd.buf_off + c0 + i, v[q][i]);
-      __threadfence();
-      __syncthreads();
-      if (threadIdx.x == 0) atomicExch(a.flags.bwd_v + nd.flag_off + task.blk, 1);
-    }
+    if (task.blk > s0) publish_rows(a, v, nd.buf_off + c0, tb, a.flags.bwd_v + nd.flag_off + task.blk);
     double acc[P / G];
 #pragma unroll
     for (int k = 0; k < P / G; ++k) acc[k] = 0.0;
     for (int u = s_last; u >= task.blk; --u) {
       const int nu = min(T, nd.ne - u * T);
-      if (u > task.blk) {
-        if (threadIdx.x == 0) wait_at_least(a.flags.bwd_v + nd.flag_off + u, 1, a.flags.error);
-        __syncthreads();
-        __threadfence();
-        for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
-          const int q = idx / T, r = idx % T;
-          if (r < nu) w[q][r] = __ldcg(a.vbuf + q * TR + nd.buf_off + u * T + r);
-        }
-      }
+      if (u > task.blk) wait_published_rows(a, a.flags.bwd_v + nd.flag_off + u, nd.buf_off + u * T, nu, w);
       put(next, t);
       if (u > task.blk) fetch(next, inv_tile(a.inv, nd, u - 1, task.blk), T, 0, 0, T, tb);
       __syncthreads();
-      const double(*src)[T] = u > task.blk ? w : v;
-      if (i < tb) {
-#pragma unroll
-        for (int k = 0; k < P / G; ++k) {
-          const int q = g + k * G;
-          if (q < a.nrhs) {
-            double sum = acc[k];
-            for (int r = 0; r < nu; ++r) sum += t[r][i] * src[q][r];
-            acc[k] = sum;
-          }
-        }
-      }
+      if (i < tb) accumulate_tile<true>(acc, t, u > task.blk ? w : v, i, g, a.nrhs, nu);
       __syncthreads();
     }
     if (i < tb)
