@@ -192,6 +192,28 @@ TEST_CASE("matching ordering: matched pairs are adjacent - in the ordering and i
     }
     CHECK(pairs == 2 * mo.num_pairs);
   };
+  // analyse with fundamental supernodes (nemin = 1; its ordering predicts with that rule): where the order
+  // it chose is compressed, the pairs stay adjacent in Analysis::order
+  int adjacent_checked = 0;
+  auto check_analysed = [&](const SymmetricMatrix& a, const detail::Graph& g) {
+    Options opt;
+    opt.ordering = Ordering::matching;
+    opt.nemin = 1;
+    const detail::MatchingOrder mo =
+        detail::matching_order(g, a.view(), +metis, 0.2, detail::amalgamation_rule(opt));
+    Inform inf;
+    Analysis an = analyse(a.view(), opt, inf);
+    Vector<index_t> order = an.order();
+    check_permutation(detail::inverse_permutation(order), a.n);
+    if (mo.compressed) {
+      ++adjacent_checked;
+      for (int i = 0; i < a.n; ++i)
+        if (mo.partner[i] != -1) CHECK(std::abs(order[i] - order[mo.partner[i]]) == 1);
+    }
+    ssids_test::check_symbolic(an, a.view(), a, true);
+    CHECK(an.symbolic().matching_scale.size() == static_cast<size_t>(a.n));
+    return inf;
+  };
   for (std::uint64_t seed = 1; seed <= 24; ++seed) {
     CAPTURE(seed);
     const int nv = 10 + static_cast<int>(seed % 5) * 20, m = nv / 2 + static_cast<int>(seed % 3);
@@ -202,7 +224,8 @@ TEST_CASE("matching ordering: matched pairs are adjacent - in the ordering and i
     CHECK(forced.compressed);
     CHECK(forced.num_pairs >= 1);
     check_pairs(forced, a.n);
-    // as analyse runs it: compressed, or the plain order without pairs when compressing costs > 20% flops
+    // as analyse runs it with the default options: compressed, or the plain order without pairs when
+    // compressing costs > 20% flops (predicted with the default amalgamation)
     detail::MatchingOrder mo = detail::matching_order(g, a.view(), +metis);
     check_pairs(mo, a.n);
     CHECK(mo.compressed == (mo.num_pairs > 0));
@@ -214,24 +237,46 @@ TEST_CASE("matching ordering: matched pairs are adjacent - in the ordering and i
     }
     compressed += mo.compressed;
     pairs_total += mo.num_pairs;
-    // after analyse (etree postorder) with nemin = 1 the pairs stay adjacent
-    Options opt;
-    opt.ordering = Ordering::matching;
-    opt.nemin = 1;
-    Inform inf;
-    Analysis an = analyse(a.view(), opt, inf);
+    const Inform inf = check_analysed(a, g);
     // missing diagonal (4), or structurally singular (6) for some seeds (H may leave a column uncovered)
     CHECK((inf.flag == flag::missing_diagonal) == !mo.structurally_singular);
     CHECK((inf.flag == flag::structurally_singular) == mo.structurally_singular);
-    Vector<index_t> order = an.order();
-    check_permutation(detail::inverse_permutation(order), a.n);
-    for (int i = 0; i < a.n; ++i)
-      if (mo.partner[i] != -1) CHECK(std::abs(order[i] - order[mo.partner[i]]) == 1);
-    ssids_test::check_symbolic(an, a.view(), a, true);
-    CHECK(an.symbolic().matching_scale.size() == static_cast<size_t>(a.n));
   }
+  // fundamental supernodes predict more flops for the compressed orders of these small matrices (they
+  // are kept as plain orders); a larger KKT system keeps its pairs
+  const SymmetricMatrix qp = generate_kkt_qp(1500, 600, 1e-8, 7);
+  check_analysed(qp, graph_of(qp));
+  CHECK(adjacent_checked >= 1);
   MESSAGE(pairs_total << " 2x2 candidate pairs over 24 random KKT matrices, " << compressed << " compressed orders");
   CHECK(compressed >= 1);
+}
+
+TEST_CASE("matching ordering: its flop predictions are analyse's under the same amalgamation rule") {
+  // the ordering chooses between its compressed and plain orders by predicted flops; the prediction must
+  // amalgamate as analyse will (nemin and the relaxed zero fraction of the options), or it compares
+  // orders that will not be built
+  auto metis = [](const detail::Graph& cg, const index_t* w) { return detail::metis_order(cg, w); };
+  const SymmetricMatrix kkt = generate_kkt_qp(1500, 600, 1e-8, 7);
+  const SymmetricMatrix stokes = generate_stokes(20);
+  for (const SymmetricMatrix* a : {&kkt, &stokes}) {
+    const detail::Graph g = graph_of(*a);
+    for (const auto& r : {std::pair<int, double>{32, 0.05}, {8, 0.2}, {32, 0.0}, {64, 0.4}, {1, 0.0}}) {
+      CAPTURE(a->n);
+      CAPTURE(r.first);
+      CAPTURE(r.second);
+      Options opt;
+      opt.ordering = Ordering::matching;
+      opt.nemin = r.first;
+      opt.amalgamation_zeros = r.second;
+      const detail::MatchingOrder mo =
+          detail::matching_order(g, a->view(), +metis, 0.2, detail::amalgamation_rule(opt));
+      Inform inf;
+      Analysis an = analyse(a->view(), opt, inf);
+      REQUIRE(inf.flag >= 0);
+      const double predicted = mo.compressed ? mo.predicted_flops_compressed : mo.predicted_flops_plain;
+      CHECK(std::fabs(predicted - static_cast<double>(inf.num_flops)) <= 1e-12 * predicted);
+    }
+  }
 }
 
 TEST_CASE("matching ordering: structurally singular input - 1-based input - errors") {

@@ -49,7 +49,9 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   Graph g = clean_pattern(a, check);
   lap("check");
 
-  OrderingResult ord = compute_ordering(g, a, options.ordering, order);  // reads values for Ordering::matching
+  const AmalgamationRule rule = amalgamation_rule(options);
+  // reads the values for Ordering::matching, which predicts the supernodes of its candidate orders by rule
+  OrderingResult ord = compute_ordering(g, a, options.ordering, order, rule);
   Vector<index_t> perm = std::move(ord.perm);
   Vector<index_t> invp = inverse_permutation(perm);
   lap("ordering");
@@ -73,8 +75,7 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   Vector<index_t> colcount = column_counts(g, perm, invp, parent);
   lap("etree+counts");
 
-  Partition part = find_supernodes(parent, colcount, options.nemin,
-                                   std::clamp(options.amalgamation_zeros, 0.0, 0.5));
+  Partition part = find_supernodes(parent, colcount, rule);
   // allocated through the library allocator (failure injection sees it); handed out as const below
   auto sym = std::allocate_shared<Symbolic>(Allocator<Symbolic>());
   Symbolic& s = *sym;

@@ -91,7 +91,8 @@ Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const ind
   throw Error(flag::bad_input, "analyse: unknown ordering " + std::to_string(static_cast<int>(ordering)));
 }
 
-OrderingResult compute_ordering(const Graph& g, const CscView& a, Ordering ordering, const index_t* user_order) {
+OrderingResult compute_ordering(const Graph& g, const CscView& a, Ordering ordering, const index_t* user_order,
+                                const AmalgamationRule& rule) {
   OrderingResult r;
   if (ordering != Ordering::matching) {
     r.perm = fill_reducing_order(g, ordering, user_order, a.base);
@@ -100,7 +101,7 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, Ordering order
   if (a.n > 0 && a.ptr[a.n] > a.ptr[0] && !a.val)
     throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (val is null)");
   auto metis = [](const Graph& cg, const index_t* vwgt) { return metis_order(cg, vwgt); };
-  MatchingOrder m = matching_order(g, a, +metis);
+  MatchingOrder m = matching_order(g, a, +metis, 0.2, rule);
   r.perm = std::move(m.perm);
   r.matching_scale = std::move(m.scale);
   r.structurally_singular = m.structurally_singular;

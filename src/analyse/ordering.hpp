@@ -2,6 +2,7 @@
 // Works on the 0-based Graph of A + A^T; returns perm with perm[k] = variable eliminated at position k.
 #pragma once
 #include "analyse/pattern.hpp"
+#include "analyse/supernodes.hpp"
 #include "ssids/options.hpp"
 
 namespace ssids {
@@ -21,7 +22,8 @@ struct OrderingResult {
 };
 /// Every ordering, with access to the caller's arrays `a` (the values are read by Ordering::matching only:
 /// Error(missing_values) when absent, Error(nan_inf) when not finite).
-OrderingResult compute_ordering(const Graph& g, const CscView& a, Ordering ordering, const index_t* user_order);
+OrderingResult compute_ordering(const Graph& g, const CscView& a, Ordering ordering, const index_t* user_order,
+                                const AmalgamationRule& rule);
 
 /// METIS_NodeND on g with optional vertex weights (size n); the identity for graphs without edges.
 Vector<index_t> metis_order(const Graph& g, const index_t* vwgt = nullptr);

@@ -46,8 +46,6 @@ namespace {
 /// Scaled |a_jj| below this: the variable cannot be a 1x1 pivot under the default threshold u = 0.01 (every
 /// scaled entry is at most 1, matched entries are 1).
 constexpr double kSmallDiagonal = 0.01;
-/// Amalgamation assumed by the prediction: the default Options::nemin (the ordering does not see Options).
-constexpr int kAssumedNemin = 32;
 /// Dynamic programme weight of a covered needy variable; > 2 so that covering one always beats the unit cost
 /// of the pair that covers it.
 constexpr long kCover = 4;
@@ -57,8 +55,8 @@ struct Prediction {
 };
 
 /// nnz(L) and flops of the order perm without delays, as analyse predicts them: elimination tree, postorder,
-/// column counts, supernodes amalgamated with kAssumedNemin, flops per supernode as in tree_stats.cpp.
-Prediction predict(const Graph& g, const Vector<index_t>& perm) {
+/// column counts, supernodes amalgamated by rule, flops per supernode as in tree_stats.cpp.
+Prediction predict(const Graph& g, const Vector<index_t>& perm, const AmalgamationRule& rule) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
   Vector<index_t> invp(un);
@@ -74,7 +72,7 @@ Prediction predict(const Graph& g, const Vector<index_t>& perm) {
   }
   for (index_t k = 0; k < n; ++k) invp[pperm[k]] = k;
   const Vector<index_t> cc = column_counts(g, pperm, invp, pparent);
-  const Partition part = find_supernodes(pparent, cc, kAssumedNemin);
+  const Partition part = find_supernodes(pparent, cc, rule);
   Prediction pr;
   for (index_t s = 0; s < part.nsup; ++s) {
     // the node's row list is its columns plus the structure of its last (topmost) column
@@ -198,7 +196,7 @@ Vector<index_t> compressed_order(const Graph& g, const Vector<index_t>& partner,
 
 MatchingOrder matching_order(const Graph& g, const CscView& a,
                              Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
-                             double compressed_slack) {
+                             double compressed_slack, const AmalgamationRule& rule) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
   MatchingOrder out;
@@ -223,7 +221,7 @@ MatchingOrder matching_order(const Graph& g, const CscView& a,
   }
   Vector<index_t> perm_c = compressed_order(g, partner, order_compressed);
   Vector<index_t> perm_p = order_compressed(g, nullptr);
-  const Prediction pc = predict(g, perm_c), pp = predict(g, perm_p);
+  const Prediction pc = predict(g, perm_c, rule), pp = predict(g, perm_p, rule);
   out.predicted_flops_compressed = pc.flops;
   out.predicted_flops_plain = pp.flops;
   out.compressed = pc.flops <= (1.0 + compressed_slack) * pp.flops && pc.nnz <= (1.0 + compressed_slack) * pp.nnz;

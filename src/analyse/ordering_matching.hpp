@@ -5,6 +5,7 @@
 // pair consecutive, and the symmetrized matching scaling (Scaling::from_ordering).
 #pragma once
 #include "analyse/pattern.hpp"
+#include "analyse/supernodes.hpp"
 
 namespace ssids {
 namespace detail {
@@ -29,11 +30,12 @@ struct MatchingOrder {
 /// analyse), and the order is expanded pair by pair. g itself is ordered too (`order_compressed(g, nullptr)`);
 /// the compressed order is kept only while its predicted flops and nnz(L) exceed the plain order's by at most
 /// the fraction compressed_slack (infinity: always), else the plain order is returned without pairs
-/// (compressed = false). The scaling is the matching's in both cases.
+/// (compressed = false); the predictions amalgamate by `rule`, as analyse will. The scaling is the matching's
+/// in both cases.
 /// Throws Error(missing_values) when a has entries but a.val is null, Error(nan_inf) for NaN/Inf values.
 MatchingOrder matching_order(const Graph& g, const CscView& a,
                              Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
-                             double compressed_slack = 0.2);
+                             double compressed_slack = 0.2, const AmalgamationRule& rule = AmalgamationRule{});
 
 }  // namespace detail
 }  // namespace ssids

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "analyse/supernodes.hpp"
 #include "analyse/symbolic.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
@@ -45,9 +46,10 @@ std::uint64_t pattern_hash(const CscView& a, const Options& options, const index
   Fnv f;
   f.add(static_cast<std::uint64_t>(a.n));
   f.add(static_cast<std::uint64_t>(options.ordering == Ordering::user ? 1000 : static_cast<int>(options.ordering)));
-  f.add(static_cast<std::uint64_t>(options.nemin));
+  const AmalgamationRule rule = amalgamation_rule(options);  // as analyse uses it
+  f.add(static_cast<std::uint64_t>(rule.nemin));
   {
-    const double z = std::clamp(options.amalgamation_zeros, 0.0, 0.5);  // as analyse uses it
+    const double z = rule.max_zero_fraction;
     std::uint64_t bits = 0;
     std::memcpy(&bits, &z, sizeof bits);
     f.add(bits);

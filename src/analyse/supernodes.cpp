@@ -21,6 +21,10 @@ namespace {
 double trapezoid_entries(double nc, double nr) { return nc * nr - nc * (nc - 1) / 2; }
 }  // namespace
 
+AmalgamationRule amalgamation_rule(const Options& options) {
+  return AmalgamationRule{options.nemin, std::clamp(options.amalgamation_zeros, 0.0, 0.5)};
+}
+
 Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin,
                           double max_zero_fraction) {
   const index_t n = static_cast<index_t>(parent.size());

@@ -2,6 +2,7 @@
 // Input: a postordered elimination tree (0-based pivot positions) and its column counts.
 #pragma once
 #include "analyse/pattern.hpp"
+#include "ssids/options.hpp"
 
 namespace ssids {
 namespace detail {
@@ -13,6 +14,14 @@ struct Partition {
   Vector<index_t> old_of_new;  ///< n: new pivot position k was position old_of_new[k] of the input order
 };
 
+/// The amalgamation analyse applies: Options::nemin and Options::amalgamation_zeros (clamped to [0, 0.5]).
+/// Default-constructed: the defaults of Options.
+struct AmalgamationRule {
+  int nemin = Options{}.nemin;
+  double max_zero_fraction = Options{}.amalgamation_zeros;
+};
+AmalgamationRule amalgamation_rule(const Options& options);
+
 /// Fundamental supernodes (Liu, Ng & Peyton 1993) merged by SPRAL's amalgamation rule: a child joins its
 /// parent when both have fewer than nemin (clamped to >= 1) columns, or (relaxed amalgamation, when
 /// max_zero_fraction > 0 and nemin > 1) when at most that fraction of the merged node's entries would be
@@ -21,6 +30,10 @@ struct Partition {
 /// merged children's columns before the parent's own, and numbers nodes in a postorder.
 Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin,
                           double max_zero_fraction = 0.0);
+inline Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount,
+                                 const AmalgamationRule& rule) {
+  return find_supernodes(parent, colcount, rule.nemin, rule.max_zero_fraction);
+}
 
 }  // namespace detail
 }  // namespace ssids
