@@ -83,6 +83,49 @@ void finish_dx(const Ctx& c, const double* u, double* dx) {
   ++*c.extra_apps;
 }
 
+/// The best iterate of a cycle (the smallest residual norm seen, starting from r0) and the cycle's exit
+/// test after each application; the cycle's correction is the best iterate, times M^{-1} for the
+/// right-preconditioned methods.
+class BestIterate {
+ public:
+  BestIterate(KrylovSpace& sp, const double* r0) : best_(sp), best_norm_(norm2(sp, r0)) {}
+  /// Keeps x when ||res|| is the smallest so far; true when the cycle must stop (NaN, converged, or out of
+  /// budget; cy.end says which).
+  bool check(const Ctx& c, Cycle& cy, const double* res, const double* x) {
+    const double rn = norm2(c.sp, res);
+    if (!finite(rn)) {
+      cy.end = CycleEnd::nan;
+      return true;
+    }
+    if (rn < best_norm_) {
+      best_norm_ = rn;
+      c.sp.copy(x, best_);
+      improved_ = true;
+    }
+    if (rn <= c.tol) {
+      cy.end = CycleEnd::converged;
+      return true;
+    }
+    if (cy.apps >= c.budget) {
+      cy.end = CycleEnd::limit;
+      return true;
+    }
+    return false;
+  }
+  /// dx = M^{-1} (best iterate), or the best iterate itself when !precondition, when one improved on r0.
+  void finish(const Ctx& c, Cycle& cy, double* dx, bool precondition = true) const {
+    if (!improved_) return;
+    if (precondition) finish_dx(c, best_, dx);
+    else c.sp.copy(best_, dx);
+    cy.has_dx = true;
+  }
+
+ private:
+  Vec best_;
+  double best_norm_;
+  bool improved_ = false;
+};
+
 /// z = x / d for d = ||x||_2 > 0 (GMRES normalisation; x may be z). combine has no division, so this
 /// multiplies by 1/d; when 1/d overflows (subnormal d), x is first scaled by 2^600, which its entries
 /// (|x_i| <= d) tolerate.
@@ -115,33 +158,12 @@ Cycle bicgstab_l(const Ctx& c, const double* r0, double* dx) {
     r.emplace_back(sp);
     u.emplace_back(sp);
   }
-  Vec x(sp), best(sp), tmp(sp), rt(sp);
+  Vec x(sp), tmp(sp), rt(sp);
+  BestIterate best(sp, r0);
   sp.copy(r0, rt);
   sp.copy(r0, r[0]);
-  double best_norm = norm2(sp, r0);
-  bool improved = false;
   double rho0 = 1.0, alpha = 0.0, omega = 1.0;
-  auto check = [&]() -> bool {  // exit point: true when the cycle must stop
-    const double rn = norm2(sp, r[0]);
-    if (!finite(rn)) {
-      cy.end = CycleEnd::nan;
-      return true;
-    }
-    if (rn < best_norm) {
-      best_norm = rn;
-      sp.copy(x, best);
-      improved = true;
-    }
-    if (rn <= c.tol) {
-      cy.end = CycleEnd::converged;
-      return true;
-    }
-    if (cy.apps >= c.budget) {
-      cy.end = CycleEnd::limit;
-      return true;
-    }
-    return false;
-  };
+  auto check = [&]() { return best.check(c, cy, r[0], x); };  // exit point: true when the cycle must stop
   bool stop = false;
   while (!stop) {
     rho0 = -omega * rho0;
@@ -218,10 +240,7 @@ Cycle bicgstab_l(const Ctx& c, const double* r0, double* dx) {
     }
     stop = check();
   }
-  if (improved) {
-    finish_dx(c, best, dx);
-    cy.has_dx = true;
-  }
+  best.finish(c, cy, dx);
   return cy;
 }
 
@@ -229,32 +248,13 @@ Cycle bicgstab_l(const Ctx& c, const double* r0, double* dx) {
 Cycle bicgstab(const Ctx& c, const double* r0, double* dx) {
   KrylovSpace& sp = c.sp;
   Cycle cy;
-  Vec r(sp), rt(sp), p(sp), v(sp), s(sp), t(sp), x(sp), best(sp), tmp(sp);
+  Vec r(sp), rt(sp), p(sp), v(sp), s(sp), t(sp), x(sp), tmp(sp);
+  BestIterate best(sp, r0);
   sp.copy(r0, r);
   sp.copy(r0, rt);
-  double best_norm = norm2(sp, r0), rho_old = 1.0, alpha = 1.0, omega = 1.0;
-  bool improved = false, first = true;
-  auto check = [&](const double* res) -> bool {
-    const double rn = norm2(sp, res);
-    if (!finite(rn)) {
-      cy.end = CycleEnd::nan;
-      return true;
-    }
-    if (rn < best_norm) {
-      best_norm = rn;
-      sp.copy(x, best);
-      improved = true;
-    }
-    if (rn <= c.tol) {
-      cy.end = CycleEnd::converged;
-      return true;
-    }
-    if (cy.apps >= c.budget) {
-      cy.end = CycleEnd::limit;
-      return true;
-    }
-    return false;
-  };
+  double rho_old = 1.0, alpha = 1.0, omega = 1.0;
+  bool first = true;
+  auto check = [&](const double* res) { return best.check(c, cy, res, x); };
   for (;;) {
     const double rho = sp.dot(rt, r);
     if (rho == 0.0 || !finite(rho)) {
@@ -297,10 +297,7 @@ Cycle bicgstab(const Ctx& c, const double* r0, double* dx) {
     }
     rho_old = rho;
   }
-  if (improved) {
-    finish_dx(c, best, dx);
-    cy.has_dx = true;
-  }
+  best.finish(c, cy, dx);
   return cy;
 }
 
@@ -387,10 +384,9 @@ Cycle gmres(const Ctx& c, const double* r0, double* dx, int m) {
 Cycle cg(const Ctx& c, const double* r0, double* dx) {
   KrylovSpace& sp = c.sp;
   Cycle cy;
-  Vec r(sp), z(sp), p(sp), q(sp), d(sp), best(sp);
+  Vec r(sp), z(sp), p(sp), q(sp), d(sp);
+  BestIterate best(sp, r0);
   sp.copy(r0, r);
-  double best_norm = norm2(sp, r0);
-  bool improved = false;
   sp.precond(r, z);
   ++cy.apps;
   sp.copy(z, p);
@@ -409,24 +405,7 @@ Cycle cg(const Ctx& c, const double* r0, double* dx) {
     const double alpha = rz / pq;
     axpy(sp, alpha, p, d);
     axpy(sp, -alpha, q, r);
-    const double rn = norm2(sp, r);
-    if (!finite(rn)) {
-      cy.end = CycleEnd::nan;
-      break;
-    }
-    if (rn < best_norm) {
-      best_norm = rn;
-      sp.copy(d, best);
-      improved = true;
-    }
-    if (rn <= c.tol) {
-      cy.end = CycleEnd::converged;
-      break;
-    }
-    if (cy.apps >= c.budget) {
-      cy.end = CycleEnd::limit;
-      break;
-    }
+    if (best.check(c, cy, r, d)) break;
     sp.precond(r, z);
     ++cy.apps;
     const double rz_new = sp.dot(r, z);
@@ -434,10 +413,7 @@ Cycle cg(const Ctx& c, const double* r0, double* dx) {
     rz = rz_new;
     sp.combine(1.0, z, 0.0, nullptr, beta, p);  // p = z + beta p
   }
-  if (improved) {
-    sp.copy(best, dx);
-    cy.has_dx = true;
-  }
+  best.finish(c, cy, dx, false);  // d is already in x-space
   return cy;
 }
 
