@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/matching.hpp"
+#include "scaling/scaling.hpp"
 #include "ssids/error.hpp"
 
 using ssids::index_t;
@@ -266,7 +267,7 @@ TEST_CASE("matching: explicit zeros are never matched") {
   CHECK(m.row_of_col[0] == 0);
 }
 
-TEST_CASE("matching: n = 0 - n = 1 and argument errors") {
+TEST_CASE("matching: n = 0 - n = 1 and argument errors - optimal and auction") {
   auto m0 = ssids::detail::max_product_matching(0, nullptr, nullptr, nullptr);
   CHECK(m0.matched == 0);
   std::vector<offset_t> ptr = {0, 1};
@@ -283,15 +284,23 @@ TEST_CASE("matching: n = 0 - n = 1 and argument errors") {
     }
     return 0;
   };
-  CHECK(code([] { ssids::detail::max_product_matching(-1, nullptr, nullptr, nullptr); }) == ssids::flag::bad_input);
-  std::vector<index_t> bad_row = {3};
-  CHECK(code([&] { ssids::detail::max_product_matching(1, ptr.data(), bad_row.data(), val.data()); }) ==
-        ssids::flag::bad_input);
-  std::vector<offset_t> bad_ptr = {0, 2, 1};
-  std::vector<index_t> row2 = {0, 1};
-  std::vector<double> val2 = {1, 1};
-  CHECK(code([&] { ssids::detail::max_product_matching(2, bad_ptr.data(), row2.data(), val2.data()); }) ==
-        ssids::flag::bad_input);
+  // both matchings (optimal and auction) check their input the same way
+  using Matcher = ssids::detail::MatchingResult (*)(index_t, const offset_t*, const index_t*, const double*);
+  for (Matcher match_fn : {Matcher(&ssids::detail::max_product_matching), Matcher(&ssids::detail::auction_matching)}) {
+    CHECK(match_fn(0, nullptr, nullptr, nullptr).matched == 0);
+    CHECK(code([&] { match_fn(-1, nullptr, nullptr, nullptr); }) == ssids::flag::bad_input);
+    CHECK(code([&] { match_fn(1, nullptr, row.data(), val.data()); }) == ssids::flag::bad_input);
+    CHECK(code([&] { match_fn(1, ptr.data(), nullptr, val.data()); }) == ssids::flag::bad_input);
+    CHECK(code([&] { match_fn(1, ptr.data(), row.data(), nullptr); }) == ssids::flag::bad_input);
+    std::vector<index_t> bad_row = {3};
+    CHECK(code([&] { match_fn(1, ptr.data(), bad_row.data(), val.data()); }) == ssids::flag::bad_input);
+    std::vector<offset_t> bad_ptr = {0, 2, 1}, shifted_ptr = {1, 2, 3};
+    std::vector<index_t> row2 = {0, 1};
+    std::vector<double> val2 = {1, 1};
+    CHECK(code([&] { match_fn(2, bad_ptr.data(), row2.data(), val2.data()); }) == ssids::flag::bad_input);
+    CHECK(code([&] { match_fn(2, shifted_ptr.data(), row2.data(), val2.data()); }) == ssids::flag::bad_input);
+    CHECK(match_fn(1, ptr.data(), row.data(), val.data()).matched == 1);
+  }
 }
 
 TEST_CASE("matching: speed on n = 1e5 structured and n = 2e4 random matrices") {

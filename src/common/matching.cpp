@@ -306,8 +306,10 @@ void structural_matching(index_t n, const offset_t* colptr, const index_t* rowin
 
 }  // namespace
 
-MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val) {
-  if (n < 0) throw Error(flag::bad_input, "matching: n = " + std::to_string(n) + " is negative");
+MatchingResult unmatched_result(index_t n, const offset_t* colptr, const index_t* rowind, const double* val,
+                                const char* who) {
+  const std::string w(who);
+  if (n < 0) throw Error(flag::bad_input, w + ": n = " + std::to_string(n) + " is negative");
   MatchingResult res;
   const size_t un = static_cast<size_t>(n);
   res.row_of_col.assign(un, -1);
@@ -316,15 +318,22 @@ MatchingResult max_product_matching(index_t n, const offset_t* colptr, const ind
   res.col_log_scale.assign(un, 0.0);
   if (n == 0) return res;
   if (!colptr || (colptr[n] > colptr[0] && (!rowind || !val)))
-    throw Error(flag::bad_input, "matching: missing colptr, rowind or val");
-  if (colptr[0] != 0) throw Error(flag::bad_input, "matching: colptr[0] must be 0");
+    throw Error(flag::bad_input, w + ": missing colptr, rowind or val");
+  if (colptr[0] != 0) throw Error(flag::bad_input, w + ": colptr[0] must be 0");
   for (index_t j = 0; j < n; ++j) {
-    if (colptr[j + 1] < colptr[j]) throw Error(flag::bad_input, "matching: colptr decreases at column " + std::to_string(j));
+    if (colptr[j + 1] < colptr[j]) throw Error(flag::bad_input, w + ": colptr decreases at column " + std::to_string(j));
     for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k)
       if (rowind[k] < 0 || rowind[k] >= n)
-        throw Error(flag::bad_input, "matching: row index " + std::to_string(rowind[k]) + " out of range in column " +
-                                         std::to_string(j));
+        throw Error(flag::bad_input,
+                    w + ": row index " + std::to_string(rowind[k]) + " out of range in column " + std::to_string(j));
   }
+  return res;
+}
+
+MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val) {
+  MatchingResult res = unmatched_result(n, colptr, rowind, val, "matching");
+  if (n == 0) return res;
+  const size_t un = static_cast<size_t>(n);
   const offset_t nnz = colptr[n];
 
   // costs c_ij (kInf for explicit zeros: never used) and log colmax_j (0 for an empty column)

@@ -28,5 +28,11 @@ struct MatchingResult {
 /// Throws Error(bad_input) on malformed input (indices out of range, n < 0).
 MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val);
 
+/// The start of every matching: checks the input (n >= 0; for n > 0 colptr given, rowind and val too when
+/// there are entries, colptr[0] = 0 and nondecreasing, row indices in [0, n); else Error(bad_input), the
+/// message prefixed by `who`) and returns the result with nothing matched and zero log-scales.
+MatchingResult unmatched_result(index_t n, const offset_t* colptr, const index_t* rowind, const double* val,
+                                const char* who);
+
 }  // namespace detail
 }  // namespace ssids

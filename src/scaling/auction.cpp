@@ -28,22 +28,14 @@ double safe_exp(double x) { return std::exp(std::min(600.0, std::max(-600.0, x))
 }  // namespace
 
 MatchingResult auction_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val) {
-  if (n < 0) throw Error(flag::bad_input, "auction: n = " + std::to_string(n) + " is negative");
-  MatchingResult res;
-  const size_t un = static_cast<size_t>(n);
-  res.row_of_col.assign(un, -1);
-  res.col_of_row.assign(un, -1);
-  res.row_log_scale.assign(un, 0.0);
-  res.col_log_scale.assign(un, 0.0);
+  MatchingResult res = unmatched_result(n, colptr, rowind, val, "auction");
   if (n == 0) return res;
+  const size_t un = static_cast<size_t>(n);
   const offset_t nnz = colptr[n];
   Vector<double> w(static_cast<size_t>(nnz)), logmax(un, 0.0);
   for (index_t j = 0; j < n; ++j) {
     double cmax = 0.0;
-    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) {
-      if (rowind[k] < 0 || rowind[k] >= n) throw Error(flag::bad_input, "auction: row index out of range");
-      cmax = std::max(cmax, std::fabs(val[k]));
-    }
+    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) cmax = std::max(cmax, std::fabs(val[k]));
     if (cmax > 0.0) logmax[j] = std::log(cmax);
     for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) {
       const double x = std::fabs(val[k]);
