@@ -8,8 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
                        double* work, const int* lwork, int* info);
@@ -44,6 +47,45 @@ std::vector<std::string> matrix_files() {
 }
 
 std::string cli_path() { return SSIDS_CLI_PATH; }
+
+namespace {
+/// The scratch folder of this process, removed at exit.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    path = std::filesystem::temp_directory_path() / ("ssids_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+}  // namespace
+
+std::string scratch(const std::string& name) {
+  static ScratchDir dir;
+  return (dir.path / name).string();
+}
+
+std::string quote(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return o + "'";
+}
+
+CliResult run_cli(const std::string& args, const std::string& env) {
+  static int counter = 0;
+  const std::string errfile = scratch("stderr_" + std::to_string(counter++) + ".txt");
+  CliResult r;
+  r.status = run_command(env + (env.empty() ? "" : " ") + quote(cli_path()) + " " + args + " 2>" + quote(errfile), r.out,
+                         false);
+  std::ifstream in(errfile);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  return r;
+}
 
 int run_command(const std::string& cmd, std::string& output, bool merge_stderr) {
   output.clear();

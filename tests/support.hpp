@@ -27,6 +27,16 @@ std::string cli_path();
 
 /// Run a shell command, capture stdout (and stderr if merge_stderr), return the exit status.
 int run_command(const std::string& cmd, std::string& output, bool merge_stderr = true);
+/// A path in this process's scratch folder (created on first use, removed at exit).
+std::string scratch(const std::string& name);
+/// s quoted for the shell (single quotes).
+std::string quote(const std::string& s);
+struct CliResult {
+  int status = -1;
+  std::string out, err;
+};
+/// Runs `[ENV] ssids ARGS` (ENV: variable assignments, or empty) with stdout and stderr captured separately.
+CliResult run_cli(const std::string& args, const std::string& env = "");
 
 /// Dense symmetric copy (column-major n x n, both triangles) of a lower-triangle matrix.
 std::vector<double> to_dense(const ssids::SymmetricMatrix& a);

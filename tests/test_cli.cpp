@@ -6,7 +6,6 @@
 // --ordering natural|FILE, --backend gpu without CUDA) and `demo` (computed inertia = expected inertia).
 #include <doctest/doctest.h>
 
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -30,49 +29,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A scratch folder for this process, removed at exit.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    path = fs::temp_directory_path() / ("ssids_test_cli_" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string scratch(const std::string& name) {
-  static ScratchDir dir;
-  return (dir.path / name).string();
-}
-
-std::string quote(const std::string& s) {
-  std::string o = "'";
-  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
-}
+using ssids_test::quote;
+using ssids_test::scratch;
 
 std::string data_file(const std::string& name) { return std::string(SSIDS_SOURCE_DIR) + "/tests/data/" + name; }
 
-struct CliResult {
-  int status = -1;
-  std::string out, err;
-};
-
 /// Run `ssids ARGS` with stdout and stderr captured separately.
-CliResult cli(const std::string& args) {
-  static int counter = 0;
-  const std::string errfile = scratch("stderr_" + std::to_string(counter++) + ".txt");
-  CliResult r;
-  r.status = ssids_test::run_command(quote(ssids_test::cli_path()) + " " + args + " 2>" + quote(errfile), r.out, false);
-  std::ifstream in(errfile);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  return r;
-}
+using ssids_test::CliResult;
+CliResult cli(const std::string& args) { return ssids_test::run_cli(args); }
 
 int count_lines(const std::string& s) {
   int k = 0;

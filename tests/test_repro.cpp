@@ -10,16 +10,13 @@
 // mm_CONT-201_kkt: n = 80595); those two run in TEST_SUITE("slow") with --runs 1 (3 configurations each).
 #include <doctest/doctest.h>
 
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -87,47 +84,14 @@ ssids::Factors factorize(const ssids::SymmetricMatrix& a, ssids::Mode mode, int 
 }
 
 // ---- running the program ----
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    path = fs::temp_directory_path() / ("ssids_test_repro_" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using ssids_test::quote;
+using ssids_test::scratch;
 
-std::string scratch(const std::string& name) {
-  static ScratchDir dir;
-  return (dir.path / name).string();
-}
-
-std::string quote(const std::string& s) {
-  std::string o = "'";
-  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
-}
-
-struct CliResult {
-  int status = -1;
-  std::string out, err;
-};
+using ssids_test::CliResult;
 
 /// Run `[ENV] ssids repro ARGS` with stdout and stderr captured separately.
 CliResult repro(const std::string& args, const std::string& env = "") {
-  static int counter = 0;
-  const std::string errfile = scratch("stderr_" + std::to_string(counter++) + ".txt");
-  CliResult r;
-  r.status = ssids_test::run_command(env + (env.empty() ? "" : " ") + quote(ssids_test::cli_path()) + " repro " + args +
-                                         " 2>" + quote(errfile),
-                                     r.out, false);
-  std::ifstream in(errfile);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  return r;
+  return ssids_test::run_cli("repro " + args, env);
 }
 
 bool contains(const std::string& s, const std::string& t) { return s.find(t) != std::string::npos; }
