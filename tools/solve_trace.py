@@ -29,22 +29,31 @@ def dep(s):
 for s in range(ns): dep(s)
 lbytes = m.astype(np.float64) * ne * 8
 for sw in ("fwd", "bwd"):
-    t = np.fromfile(pre + "." + sw, dtype=np.uint64).reshape(-1, 4)
+    t = np.fromfile(pre + "." + sw, dtype=np.uint64).reshape(-1, 6)
     st = t[:, 0].astype(np.int64); en = t[:, 1].astype(np.int64)
-    node = (t[:, 2] >> 32).astype(np.int64); blk = (t[:, 2] & 0xffffffff).astype(np.int64)
+    node = (t[:, 2] >> 32).astype(np.int64); blk = (t[:, 2] & 0xffffffff).astype(np.uint32).astype(np.int32).astype(np.int64)
     part = (t[:, 3] & 0xffffffff).astype(np.int32)
+    mk0 = t[:, 4].astype(np.int64); mk1 = t[:, 5].astype(np.int64)
+    compact = blk < 0
     t0 = st.min(); st -= t0; en -= t0
     span = en.max()
     print(f"== {sw}: {len(st)} tasks, span {span/1e3:.1f} us, mean task {np.mean(en-st)/1e3:.2f} us, sum {np.sum(en-st)/1e6:.2f} ms")
     d = depth[node]
-    print(" depth  tasks  nodes  first_start  last_end   active_span  conc   MB_L    maxm   maxne")
+    # per task: waiting for its dependencies (start -> mark 0), gathering (mark 0 -> mark 1, where marked),
+    # the rest (-> end); compact = whole-node tasks (blk -1)
+    has0 = mk0 > 0; has1 = mk1 > 0
+    wait_t = np.where(has0, mk0 - (st + t0), 0); gath_t = np.where(has0 & has1, mk1 - mk0, 0)
+    rest_t = np.where(has1, (en + t0) - mk1, np.where(has0, (en + t0) - mk0, en - st))
+    print(f" compact tasks {compact.sum()}, others {(~compact).sum()}")
+    print(" depth  tasks  nodes  first_start  last_end   active_span  conc   MB_L    maxm   maxne  task_us  wait  gather  rest")
     for k in range(d.max() + 1):
         sel = d == k
         if not sel.any(): continue
         nn = np.unique(node[sel])
         a, b = st[sel].min(), en[sel].max()
         conc = np.sum(en[sel] - st[sel]) / max(1, b - a)
-        print(f" {k:5d} {sel.sum():6d} {len(nn):6d} {a/1e3:11.1f} {b/1e3:10.1f} {(b-a)/1e3:12.1f} {conc:6.1f} {lbytes[nn].sum()/1e6:7.1f} {m[nn].max():7d} {ne[nn].max():6d}")
+        print(f" {k:5d} {sel.sum():6d} {len(nn):6d} {a/1e3:11.1f} {b/1e3:10.1f} {(b-a)/1e3:12.1f} {conc:6.1f} {lbytes[nn].sum()/1e6:7.1f} {m[nn].max():7d} {ne[nn].max():6d}"
+              f" {np.mean(en[sel]-st[sel])/1e3:7.2f} {np.mean(wait_t[sel])/1e3:5.2f} {np.mean(gath_t[sel])/1e3:6.2f} {np.mean(rest_t[sel])/1e3:5.2f}")
     # histogram of time: number of active tasks over time in 20 bins
     bins = np.linspace(0, span, 21)
     act = []

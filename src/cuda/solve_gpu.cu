@@ -2,6 +2,7 @@
 // (forward, diagonal, backward and their combinations, one or many right-hand sides, on the host or
 // already on the device). See solve_kernels.cuh for the scheme.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,19 @@ namespace ssids {
 namespace detail {
 
 using namespace gpu;
+
+namespace {
+std::atomic<int> compact_blocks_limit{solve_compact_blocks};
+}
+
+int set_solve_compact_blocks(int blocks) {
+  return compact_blocks_limit.exchange(std::max(0, std::min(blocks, solve_compact_blocks)));
+}
+
+std::pair<int, int> solve_task_counts(const NumericFactors& f) {
+  if (!f.device) return {0, 0};
+  return {f.device->n_fwd_tasks, f.device->n_bwd_tasks};
+}
 
 std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const Vector<DeviceNodeInfo>& info,
                                                     const Vector<int>& host_rows, DeviceBuffer<double>& l,
@@ -113,22 +127,32 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
 
   // ---- tasks in ticket order: forward leaves first (deepest level first), row blocks in order;
   //      backward roots first, per level the partial tasks of its nodes, then their tiles, last first
+  //      (a compact node is one task {s, -1, -1} per sweep; with presolve its pivots must be one super-block)
+  const int compact_limit = compact_blocks_limit.load();
+  auto compact = [&](index_t s) {
+    const SolveNode& nd = nodes[s];
+    return nd.nblk <= compact_limit && nd.ngroups == 0 && (!presolve || nd.ntile <= solve_inv_tiles);
+  };
   Vector<SolveTask> fwd, bwd, tiles;
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev)
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
       const index_t s = sym.level_nodes[k];
-      for (int b = 0; b < nodes[s].nblk; ++b) fwd.push_back(SolveTask{s, b, -1});
+      if (compact(s)) fwd.push_back(SolveTask{s, -1, -1});
+      else
+        for (int b = 0; b < nodes[s].nblk; ++b) fwd.push_back(SolveTask{s, b, -1});
     }
   for (index_t lev = 0; lev < sym.num_levels; ++lev) {
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
       const index_t s = sym.level_nodes[k];
+      if (compact(s)) continue;
       for (int t = nodes[s].ntile - 1; t >= 0; --t)
         for (int g = 0; g < nodes[s].ngroups; ++g) bwd.push_back(SolveTask{s, t, g});
     }
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
       const index_t s = sym.level_nodes[k];
+      if (compact(s) && nodes[s].ntile > 0) bwd.push_back(SolveTask{s, -1, -1});
       for (int t = nodes[s].ntile - 1; t >= 0; --t) {
-        bwd.push_back(SolveTask{s, t, -1});
+        if (!compact(s)) bwd.push_back(SolveTask{s, t, -1});
         tiles.push_back(SolveTask{s, t, -1});
       }
     }
@@ -228,11 +252,11 @@ class StreamBuffer {
 };
 
 #ifdef SSIDS_SOLVE_TRACE
-/// Writes the task trace of a sweep to PREFIX.fwd / PREFIX.bwd (4 words per ticket) and the nodes to
+/// Writes the task trace of a sweep to PREFIX.fwd / PREFIX.bwd (solve_trace_words per ticket) and the nodes to
 /// PREFIX.nodes (m, ne, wait_node per node) for tools/solve_trace.py. Synchronizes the stream.
 void dump_solve_trace(const DeviceFactors& df, const SolveArgs& a, bool forward, const char* prefix,
                       cudaStream_t st) {
-  std::vector<unsigned long long> h(4 * static_cast<size_t>(a.ntasks));
+  std::vector<unsigned long long> h(solve_trace_words * static_cast<size_t>(a.ntasks));
   check_cuda(cudaMemcpyAsync(h.data(), a.trace, h.size() * 8, cudaMemcpyDeviceToHost, st), "solve trace");
   std::vector<SolveNode> hn(static_cast<size_t>(df.nsup));
   check_cuda(cudaMemcpyAsync(hn.data(), df.nodes.get(), hn.size() * sizeof(SolveNode), cudaMemcpyDeviceToHost, st),
@@ -308,7 +332,9 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
       const char* trace_prefix = std::getenv("SSIDS_SOLVE_TRACE");
       StreamBuffer trace_buf;
       if (trace_prefix) {
-        trace_buf.allocate(sizeof(unsigned long long) * 4 * std::max(df.n_fwd_tasks, df.n_bwd_tasks), st);
+        const std::size_t bytes = sizeof(unsigned long long) * solve_trace_words * std::max(df.n_fwd_tasks, df.n_bwd_tasks);
+        trace_buf.allocate(bytes, st);
+        check_cuda(cudaMemsetAsync(trace_buf.raw(), 0, bytes, st), "solve trace");
         a.trace = static_cast<unsigned long long*>(trace_buf.raw());
       }
 #endif

@@ -1,5 +1,8 @@
-// solve_kernels.cu — kernels of the level-scheduled GPU solve (see solve_kernels.cuh for the scheme).
+// solve_kernels.cu — kernels of the level-scheduled GPU solve (see solve_kernels.cuh for the scheme;
+// the device building blocks are in solve_device.cuh, the whole-node tasks in solve_compact.cuh).
 #include "cuda/cuda_check.hpp"
+#include "cuda/solve_compact.cuh"
+#include "cuda/solve_device.cuh"
 #include "cuda/solve_kernels.cuh"
 
 namespace ssids {
@@ -8,227 +11,42 @@ namespace gpu {
 
 namespace {
 
-constexpr int T = solve_tile;
-constexpr int P = solve_panel;
-constexpr int NT = solve_threads;
-constexpr int G = NT / T;  // thread (i, g): row (or column) i of the block, right-hand sides g, g + G, ...
-constexpr int K = solve_inv_tiles;
-
 #ifndef SSIDS_SOLVE_FWD_MIN_BLOCKS
-#define SSIDS_SOLVE_FWD_MIN_BLOCKS 3
+#define SSIDS_SOLVE_FWD_MIN_BLOCKS 2
 #endif
 #ifndef SSIDS_SOLVE_BWD_MIN_BLOCKS
-#define SSIDS_SOLVE_BWD_MIN_BLOCKS 1
+#define SSIDS_SOLVE_BWD_MIN_BLOCKS 2
 #endif
-/// Resident blocks per multiprocessor the sweep kernels are compiled for (bounds their registers). The
-/// forward sweep is limited by how many row-block tasks run at once (H200, laplace3d:80: 8.9 ms with one
-/// block per multiprocessor, 233 registers; 5.0 ms with three, 80 registers).
+#ifndef SSIDS_SOLVE_FWD_BATCH
+#define SSIDS_SOLVE_FWD_BATCH (solve_slabs - 1)
+#endif
+/// Resident blocks per multiprocessor the sweep kernels are compiled for (bounds their registers). Session 5
+/// (per-block tasks only): forward 8.9 ms with one block per multiprocessor, 5.0 ms with three (80
+/// registers). Session 8 (compact nodes, batched waits; 69 KB of shared memory per block): the forward at
+/// three spills ~0.5 KB per thread and is slower than at two (H200, laplace3d:80 with presolve: 2.69 against
+/// 2.39 ms); the backward at two: 1.99 against 2.11 ms (one: 214 registers, two: 128 with ~0.1 KB spilled).
 constexpr int fwd_min_blocks = SSIDS_SOLVE_FWD_MIN_BLOCKS;
 constexpr int bwd_min_blocks = SSIDS_SOLVE_BWD_MIN_BLOCKS;
-
-/// Waits until *p >= target (an integer flag written by another block of the same launch). Gives up after
-/// a few seconds, setting *error (a dependency that never comes is an internal error; never a hang).
-__device__ void wait_at_least(const int* p, int target, int* error) {
-  const volatile int* vp = p;
-  const volatile int* ve = error;
-  long long spins = 0;
-  while (*vp < target) {
-    if (*ve) return;
-    __nanosleep(128);
-    if (++spins > (1LL << 25)) {
-      atomicExch(error, 1);
-      return;
-    }
-  }
-}
-
-/// The next task of the sweep, in ticket order (not blockIdx order: see solve_kernels.cuh).
-#ifdef SSIDS_SOLVE_TRACE
-/// Task trace (a build with -DSSIDS_SOLVE_TRACE only; see tools/solve_trace.py): per ticket the start and
-/// end time (%globaltimer, ns), node << 32 | blk, and smid << 32 | part.
-__device__ __forceinline__ unsigned long long trace_clock() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ void trace_start(const SolveArgs& a, int ticket, const SolveTask& task) {
-  if (!a.trace || threadIdx.x != 0) return;
-  unsigned sm;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  a.trace[4 * ticket] = trace_clock();
-  a.trace[4 * ticket + 2] = (static_cast<unsigned long long>(task.node) << 32) | static_cast<unsigned>(task.blk);
-  a.trace[4 * ticket + 3] = (static_cast<unsigned long long>(sm) << 32) | static_cast<unsigned>(task.part);
-}
-__device__ __forceinline__ void trace_end(const SolveArgs& a, int ticket) {
-  if (a.trace && threadIdx.x == 0) a.trace[4 * ticket + 1] = trace_clock();
-}
-#else
-__device__ __forceinline__ void trace_start(const SolveArgs&, int, const SolveTask&) {}
-__device__ __forceinline__ void trace_end(const SolveArgs&, int) {}
-#endif
-__device__ int take_ticket(int* counter) {
-  __shared__ int s_ticket;
-  if (threadIdx.x == 0) s_ticket = atomicAdd(counter, 1);
-  __syncthreads();
-  return s_ticket;
-}
-
-/// A 64 x 64 block of L in registers (16 entries per thread), so that its loads are all in flight at once
-/// and can overlap other work (they are issued by fetch() and consumed by put()).
-struct BlockRegs {
-  double v[T * T / NT];
-};
-
-/// Issues the loads of L(r0 + r, c0 + j), r < nr, j < nc (L column-major, ld m).
-__device__ __forceinline__ void fetch(BlockRegs& b, const double* L, long long m, int r0, int c0, int nr, int nc) {
-#pragma unroll
-  for (int k = 0; k < T * T / NT; ++k) {
-    const int idx = threadIdx.x + k * NT, r = idx % T, j = idx / T;
-    b.v[k] = (r < nr && j < nc) ? L[(r0 + r) + (c0 + j) * m] : 0.0;
-  }
-}
-
-/// t[r][j] = the fetched block.
-__device__ __forceinline__ void put(const BlockRegs& b, double (*t)[T + 1]) {
-#pragma unroll
-  for (int k = 0; k < T * T / NT; ++k) {
-    const int idx = threadIdx.x + k * NT;
-    t[idx % T][idx / T] = b.v[k];
-  }
-}
-
-/// Presolve: tile (i, j) of the inverse of the diagonal super-block holding tiles i >= j of a node
-/// (T x T, column-major, ld T; zero outside the node's pivots).
-__device__ __forceinline__ const double* inv_tile(const double* inv, const SolveNode& nd, int i, int j) {
-  const int S = j / K, li = i - S * K, lj = j - S * K;
-  return inv + nd.inv_off + (static_cast<long long>(S) * (K * (K + 1) / 2) + li * (li + 1) / 2 + lj) * T * T;
-}
-
-/// Issues the loads of the first block the diagonal step of a pivot tile uses: without presolve the
-/// diagonal tile `blk` of L (tb x tb); with it, forward Z(blk, first tile of its super-block), backward
-/// Z(last tile of its super-block, blk).
-template <bool Backward>
-__device__ __forceinline__ void fetch_diag(BlockRegs& b, const SolveArgs& a, const SolveNode& nd, int blk, int tb) {
-  if (!a.inv) {
-    fetch(b, a.l + nd.l_off, nd.m, blk * T, blk * T, tb, tb);
-    return;
-  }
-  const int s0 = (blk / K) * K;
-  if (!Backward) {
-    fetch(b, inv_tile(a.inv, nd, blk, s0), T, 0, 0, tb, s0 < blk ? T : tb);
-  } else {
-    const int s1 = min(nd.ntile, s0 + K) - 1;
-    fetch(b, inv_tile(a.inv, nd, s1, blk), T, 0, 0, min(T, nd.ne - s1 * T), tb);
-  }
-}
-
-/// One warp per right-hand side (rows lane and lane + 32 of the tile in registers): the diagonal tile t
-/// (tb x tb) applied to v(0..tb) into y — forward: y = t^{-1} v (t unit lower, or non-unit when posdef);
-/// backward (transposed): y = t^{-T} v. Row i is updated by the columns j in increasing (forward) or
-/// decreasing (backward) order, as a one-thread-per-row loop would: the result does not depend on nrhs.
-template <bool Backward>
-__device__ __forceinline__ void tile_solve(const double (*t)[T + 1], const double (*v)[T], double (*y)[T], int tb,
-                                           int nrhs, bool posdef) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int q = warp; q < nrhs; q += NT / 32) {
-    double v0 = lane < tb ? v[q][lane] : 0.0, v1 = lane + 32 < tb ? v[q][lane + 32] : 0.0;
-    for (int jj = 0; jj < tb; ++jj) {
-      const int j = Backward ? tb - 1 - jj : jj;
-      const double vj = __shfl_sync(0xffffffffu, j < 32 ? v0 : v1, j & 31);
-      const double yj = posdef ? vj / t[j][j] : vj;
-      if (lane == (j & 31)) {
-        if (j < 32) v0 = yj;
-        else v1 = yj;
-      }
-      if (!Backward) {
-        if (lane > j && lane < tb) v0 -= t[lane][j] * yj;
-        if (lane + 32 > j && lane + 32 < tb) v1 -= t[lane + 32][j] * yj;
-      } else {
-        if (lane < j) v0 -= t[j][lane] * yj;
-        if (lane + 32 < j) v1 -= t[j][lane + 32] * yj;
-      }
-    }
-    if (lane < tb) y[q][lane] = v0;
-    if (lane + 32 < tb) y[q][lane + 32] = v1;
-  }
-}
-
-/// Forward update of row i: v(i) -= sum over j < n (in order) of t[i][j] y(j), for the thread's right-hand sides.
-__device__ __forceinline__ void subtract_rows(double (*v)[T], const double (*t)[T + 1], const double (*y)[T], int i,
-                                              int g, int nrhs, int n) {
-  for (int q = g; q < nrhs; q += G) {
-    double acc = v[q][i];
-    for (int j = 0; j < n; ++j) acc -= t[i][j] * y[q][j];
-    v[q][i] = acc;
-  }
-}
-
-/// Backward update of column i: v(i) -= sum over r < n (in order) of t[r][i] w(r), likewise.
-__device__ __forceinline__ void subtract_columns(double (*v)[T], const double (*t)[T + 1], const double (*w)[T], int i,
-                                                 int g, int nrhs, int n) {
-  for (int q = g; q < nrhs; q += G) {
-    double acc = v[q][i];
-    for (int r = 0; r < n; ++r) acc -= t[r][i] * w[q][r];
-    v[q][i] = acc;
-  }
-}
-
-/// Loads t[r][j] = L(r0 + r, c0 + j) for r < nr, j < nc.
-__device__ __forceinline__ void load_block(double (*t)[T + 1], const double* L, long long m, int r0, int c0, int nr,
-                                           int nc) {
-  BlockRegs b;
-  fetch(b, L, m, r0, c0, nr, nc);
-  put(b, t);
-}
-
-/// Presolve: acc[k] += sum over j < n (in order) of t[i][j] src[q][j], or of t[j][i] src[q][j] when
-/// Transposed, for the thread's right-hand sides q = g + k G (a product with a tile of the inverse).
-template <bool Transposed>
-__device__ __forceinline__ void accumulate_tile(double (&acc)[P / G], const double (*t)[T + 1], const double (*src)[T],
-                                                int i, int g, int nrhs, int n) {
-#pragma unroll
-  for (int k = 0; k < P / G; ++k) {
-    const int q = g + k * G;
-    if (q < nrhs) {
-      double sum = acc[k];
-      for (int j = 0; j < n; ++j) sum += (Transposed ? t[j][i] : t[i][j]) * src[q][j];
-      acc[k] = sum;
-    }
-  }
-}
-
-/// Presolve: publishes rows i < n of v at work-buffer rows row0 + i of vbuf, then sets *flag.
-__device__ __forceinline__ void publish_rows(const SolveArgs& a, const double (*v)[T], long long row0, int n,
-                                             int* flag) {
-  const int i = threadIdx.x % T, g = threadIdx.x / T;
-  if (i < n)
-    for (int q = g; q < a.nrhs; q += G) __stcg(a.vbuf + q * a.total_rows + row0 + i, v[q][i]);
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) atomicExch(flag, 1);
-}
-
-/// Presolve: waits for *flag, then w[q][r] = vbuf rows row0 + r, r < n.
-__device__ __forceinline__ void wait_published_rows(const SolveArgs& a, const int* flag, long long row0, int n,
-                                                    double (*w)[T]) {
-  if (threadIdx.x == 0) wait_at_least(flag, 1, a.flags.error);
-  __syncthreads();
-  __threadfence();
-  for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
-    const int q = idx / T, r = idx % T;
-    if (r < n) w[q][r] = __ldcg(a.vbuf + q * a.total_rows + row0 + r);
-  }
-}
+/// Forward: the most solved tiles of its node a row-block task takes in one batch (one wait, one load of
+/// their rows; 1 gives back the tile-by-tile waits: laplace3d:80 with presolve, forward 2.89 against 2.69 ms).
+constexpr int fwd_batch_tiles = SSIDS_SOLVE_FWD_BATCH;
 
 __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(SolveArgs a) {
-  __shared__ double v[P][T];      // the block's rows
-  __shared__ double y[P][T];      // a solved tile
-  __shared__ double t[T][T + 1];  // the diagonal tile
+  extern __shared__ double smem[];
+  const SweepShared sh{smem};
   const int ticket = take_ticket(a.flags.ticket);
   if (ticket >= a.ntasks) return;
   const SolveTask task = a.tasks[ticket];
   const SolveNode nd = a.nodes[task.node];
   trace_start(a, ticket, task);
+  if (task.blk < 0) {
+    forward_compact_node(a, ticket, task, nd, sh);
+    trace_end(a, ticket);
+    return;
+  }
+  double(*v)[T] = sh.slab(0);      // the block's rows
+  double(*y)[T] = sh.slab(1);      // a solved tile
+  double(*t)[T + 1] = sh.tile();   // the diagonal tile
   const int i = threadIdx.x % T, g = threadIdx.x / T;
   const int r0 = task.blk * T, nr = min(T, nd.m - r0);
   const long long m = nd.m, TR = a.total_rows;
@@ -237,12 +55,8 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
   double* buf = a.buf + nd.buf_off;
 
   // 1. the children have passed their contribution rows up
-  for (int c = nd.child_begin + threadIdx.x; c < nd.child_end; c += NT) {
-    const int ch = a.children[c];
-    wait_at_least(a.flags.fwd_done + ch, a.nodes[ch].nblk, a.flags.error);
-  }
-  __syncthreads();
-  __threadfence();
+  wait_children(a, nd);
+  trace_mark(a, ticket, 0);
   // 2. gather: own pivots from x, contribution rows of the children in child order
   if (i < nr) {
     const int row = r0 + i;
@@ -255,6 +69,7 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
     }
   }
   __syncthreads();
+  trace_mark(a, ticket, 1);
   // 3. the node's earlier tiles, as they are solved; the next block of L (and at last the diagonal tile)
   //    is fetched while one is used
   //    (with presolve, a pivot row block takes only the tiles of the earlier super-blocks here)
@@ -263,22 +78,22 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
   const int tb_own = has_diag ? min(T, nd.ne - r0) : 0;
   BlockRegs next;
   if (ndep > 0) fetch(next, L, m, r0, 0, nr, min(T, nd.ne));
-  else if (has_diag) fetch_diag<false>(next, a, nd, task.blk, tb_own);
-  for (int tt = 0; tt < ndep; ++tt) {
-    if (threadIdx.x == 0) wait_at_least(a.flags.fwd_tile + nd.flag_off + tt, 1, a.flags.error);
-    __syncthreads();
-    __threadfence();
-    const int c0 = tt * T, tb = min(T, nd.ne - c0);
-    put(next, t);
-    for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
-      const int q = idx / T, j = idx % T;
-      if (j < tb) y[q][j] = __ldcg(buf + q * TR + c0 + j);
+  else if (has_diag) fetch_diag_forward(next, a, nd, task.blk, tb_own);
+  //    (in batches: the tile waited for and the solved tiles after it, their y in slabs 1, 2, ...)
+  auto ys = [&](int k) { return sh.slab(1 + k); };
+  for (int tt = 0; tt < ndep;) {
+    const int nb = wait_ready_run(a.flags.fwd_tile + nd.flag_off, tt, 1, min(fwd_batch_tiles, ndep - tt),
+                                  a.flags.error);
+    load_tiles(ys, buf, TR, static_cast<long long>(tt) * T, 1, nb, nd.ne, a.nrhs);
+    for (int k = 0; k < nb; ++k, ++tt) {
+      const int c0 = tt * T, tb = min(T, nd.ne - c0);
+      put(next, t);
+      if (tt + 1 < ndep) fetch(next, L, m, r0, c0 + T, nr, min(T, nd.ne - c0 - T));
+      else if (has_diag) fetch_diag_forward(next, a, nd, task.blk, tb_own);
+      __syncthreads();
+      if (i < nr) subtract_rows(v, t, ys(k), i, g, a.nrhs, tb);
+      __syncthreads();
     }
-    if (tt + 1 < ndep) fetch(next, L, m, r0, c0 + T, nr, min(T, nd.ne - c0 - T));
-    else if (has_diag) fetch_diag<false>(next, a, nd, task.blk, tb_own);
-    __syncthreads();
-    if (i < nr) subtract_rows(v, t, y, i, g, a.nrhs, tb);
-    __syncthreads();
   }
   // 4. the block's own diagonal tile
   if (has_diag && a.inv) {
@@ -290,13 +105,16 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
     double acc[P / G];
 #pragma unroll
     for (int k = 0; k < P / G; ++k) acc[k] = 0.0;
+    // the published rows of the super-block's earlier row blocks, all at once: v_c in slab 1 + c - s0
+    wait_all(a.flags.fwd_v + nd.flag_off, s0, task.blk - s0, a.flags.error);
+    load_tiles(ys, a.vbuf, TR, nd.buf_off + static_cast<long long>(s0) * T, 1, task.blk - s0,
+               nd.buf_off + static_cast<long long>(task.blk) * T, a.nrhs);
     for (int c = s0; c <= task.blk; ++c) {
       const int wc = c < task.blk ? T : tb;
-      if (c < task.blk) wait_published_rows(a, a.flags.fwd_v + nd.flag_off + c, nd.buf_off + c * T, T, y);
       put(next, t);
       if (c < task.blk) fetch(next, inv_tile(a.inv, nd, task.blk, c + 1), T, 0, 0, tb, c + 1 < task.blk ? T : tb);
       __syncthreads();
-      if (i < tb) accumulate_tile<false>(acc, t, c < task.blk ? y : v, i, g, a.nrhs, wc);
+      if (i < tb) accumulate_tile<false>(acc, t, c < task.blk ? ys(c - s0) : v, i, g, a.nrhs, wc);
       __syncthreads();
     }
     if (i < tb)
@@ -313,18 +131,16 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
     if (threadIdx.x == 0) atomicExch(a.flags.fwd_tile + nd.flag_off + task.blk, 1);
     // contribution rows in the same block (the node's last row block): the tiles of this super-block too
     if (nr > tb) {
+      const int n = task.blk - s0 + 1;
+      wait_all(a.flags.fwd_tile + nd.flag_off, s0, n, a.flags.error);
+      load_tiles(ys, buf, TR, static_cast<long long>(s0) * T, 1, n, nd.ne, a.nrhs);
+      fetch(next, L, m, r0, s0 * T, nr, s0 < task.blk ? T : tb);
       for (int tt = s0; tt <= task.blk; ++tt) {
-        if (threadIdx.x == 0) wait_at_least(a.flags.fwd_tile + nd.flag_off + tt, 1, a.flags.error);
-        __syncthreads();
-        __threadfence();
         const int wt = tt < task.blk ? T : tb;
-        for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
-          const int q = idx / T, j = idx % T;
-          if (j < wt) y[q][j] = __ldcg(buf + q * TR + tt * T + j);
-        }
-        load_block(t, L, m, r0, tt * T, nr, wt);
+        put(next, t);
+        if (tt < task.blk) fetch(next, L, m, r0, (tt + 1) * T, nr, tt + 1 < task.blk ? T : tb);
         __syncthreads();
-        if (i >= tb && i < nr) subtract_rows(v, t, y, i, g, a.nrhs, wt);
+        if (i >= tb && i < nr) subtract_rows(v, t, ys(tt - s0), i, g, a.nrhs, wt);
         __syncthreads();
       }
       if (i >= tb && i < nr)
@@ -366,14 +182,21 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
 }
 
 __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(SolveArgs a) {
-  __shared__ double v[P][T];      // the tile's unknowns
-  __shared__ double w[P][T];      // x of a chunk of rows below, then the solved tile
-  __shared__ double t[T][T + 1];  // a block of L
+  extern __shared__ double smem[];
+  const SweepShared sh{smem};
   const int ticket = take_ticket(a.flags.ticket + 1);
   if (ticket >= a.ntasks) return;
   const SolveTask task = a.tasks[ticket];
   const SolveNode nd = a.nodes[task.node];
   trace_start(a, ticket, task);
+  if (task.blk < 0) {
+    backward_compact_node(a, ticket, task, nd, sh);
+    trace_end(a, ticket);
+    return;
+  }
+  double(*v)[T] = sh.slab(0);     // the tile's unknowns
+  double(*w)[T] = sh.slab(1);     // x of a chunk of rows below, then the solved tile
+  double(*t)[T + 1] = sh.tile();  // a block of L
   const int i = threadIdx.x % T, g = threadIdx.x / T;
   const int c0 = task.blk * T, tb = min(T, nd.ne - c0);
   const long long m = nd.m, TR = a.total_rows;
@@ -386,22 +209,17 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
     wait_at_least(a.flags.bwd_done + nd.wait_node, a.nodes[nd.wait_node].ntile, a.flags.error);
   __syncthreads();
   __threadfence();
+  trace_mark(a, ticket, 0);
   // 2. rows below the pivots (the ancestors' variables), 64 at a time — here, or in the node's partial tasks
   //    — then 3. the node's later tiles, last first, as they are solved; items in that order, the next
   //    one's block of L (at last the diagonal tile) fetched while one is used
   //    (with presolve, only the tiles after the tile's super-block)
   const int s_last = a.inv ? min(nd.ntile, (task.blk / K) * K + K) - 1 : task.blk;
   const int na = (nd.m - nd.ne + T - 1) / T, nl = nd.ntile - 1 - s_last;
-  auto fetch_item = [&](BlockRegs& b, int item) {
-    if (item < na) {
-      const int r0 = nd.ne + item * T;
-      fetch(b, L, m, r0, c0, min(T, nd.m - r0), tb);
-    } else if (item < na + nl) {
-      const int r0 = (nd.ntile - 1 - (item - na)) * T;
-      fetch(b, L, m, r0, c0, min(T, nd.ne - r0), tb);
-    } else {
-      fetch_diag<true>(b, a, nd, task.blk, tb);
-    }
+  auto item_src = [&](int item) {
+    if (item >= na + nl) return diag_src<true>(a, nd, task.blk, tb);
+    const int r0 = item < na ? nd.ne + item * T : (nd.ntile - 1 - (item - na)) * T;
+    return block_at(L, m, r0, c0, min(T, (item < na ? nd.m : nd.ne) - r0), tb);
   };
   const bool partial = task.part >= 0;
   int first = 0, last = na + nl;
@@ -427,35 +245,41 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
       first = na;
     }
   }
+  // the ancestors' values of this task's rows below the pivots, all at once (item k in slab 1 + k - first;
+  // at most solve_chunk_blocks items); the later tiles in batches (the tile waited for and the solved tiles
+  // before it, items batch_first .. batch_first + batch_n - 1 in slabs 1, 2, ...)
+  auto ws = [&](int k) { return sh.slab(1 + k); };
+  const int nbelow = max(0, min(last, na) - first);
+  for (int idx = threadIdx.x; idx < nbelow * a.nrhs * T; idx += NT) {
+    const int k = idx / (a.nrhs * T), q = (idx / T) % a.nrhs, r = idx % T;
+    const int row = nd.ne + (first + k) * T + r;
+    if (row < nd.m) ws(k)[q][r] = __ldcg(a.x + rows[row] + q * a.ldx);
+  }
+  int batch_first = 0, batch_n = 0;
   BlockRegs next;
-  if (first < last || !partial) fetch_item(next, first);
+  if (first < last || !partial) fetch(next, item_src(first));
   for (int item = first; item < last; ++item) {
     __syncthreads();
-    int r0, nr;
+    int nr;
+    const double(*wi)[T];
     if (item < na) {
-      r0 = nd.ne + item * T;
-      nr = min(T, nd.m - r0);
-      put(next, t);
-      for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
-        const int q = idx / T, r = idx % T;
-        if (r < nr) w[q][r] = __ldcg(a.x + rows[r0 + r] + q * a.ldx);
-      }
+      nr = min(T, nd.m - (nd.ne + item * T));
+      wi = ws(item - first);
     } else {
       const int tt = nd.ntile - 1 - (item - na);
-      if (threadIdx.x == 0) wait_at_least(a.flags.bwd_tile + nd.flag_off + tt, 1, a.flags.error);
-      __syncthreads();
-      __threadfence();
-      r0 = tt * T;
-      nr = min(T, nd.ne - r0);
-      put(next, t);
-      for (int idx = threadIdx.x; idx < a.nrhs * T; idx += NT) {
-        const int q = idx / T, r = idx % T;
-        if (r < nr) w[q][r] = __ldcg(buf + q * TR + r0 + r);
+      if (item >= batch_first + batch_n) {
+        batch_n = wait_ready_run(a.flags.bwd_tile + nd.flag_off, tt, -1, min(solve_slabs - 1, last - item),
+                                 a.flags.error);
+        batch_first = item;
+        load_tiles(ws, buf, TR, static_cast<long long>(tt) * T, -1, batch_n, nd.ne, a.nrhs);
       }
+      nr = min(T, nd.ne - tt * T);
+      wi = ws(item - batch_first);
     }
-    if (item + 1 < last || !partial) fetch_item(next, item + 1);
+    put(next, t);
+    if (item + 1 < last || !partial) fetch(next, item_src(item + 1));
     __syncthreads();
-    if (i < tb) subtract_columns(v, t, w, i, g, a.nrhs, nr);
+    if (i < tb) subtract_columns(v, t, wi, i, g, a.nrhs, nr);
   }
   if (partial) {
     double* slot = a.part + (nd.part_slot + static_cast<long long>(task.blk) * nd.ngroups + task.part) * P * T;
@@ -476,13 +300,16 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
     double acc[P / G];
 #pragma unroll
     for (int k = 0; k < P / G; ++k) acc[k] = 0.0;
+    // the published v_u of the super-block's later tiles, all at once (slab u - blk)
+    wait_all(a.flags.bwd_v + nd.flag_off, task.blk + 1, s_last - task.blk, a.flags.error);
+    load_tiles(ws, a.vbuf, TR, nd.buf_off + static_cast<long long>(task.blk + 1) * T, 1, s_last - task.blk,
+               nd.buf_off + nd.ne, a.nrhs);
     for (int u = s_last; u >= task.blk; --u) {
       const int nu = min(T, nd.ne - u * T);
-      if (u > task.blk) wait_published_rows(a, a.flags.bwd_v + nd.flag_off + u, nd.buf_off + u * T, nu, w);
       put(next, t);
-      if (u > task.blk) fetch(next, inv_tile(a.inv, nd, u - 1, task.blk), T, 0, 0, T, tb);
+      if (u > task.blk) fetch(next, BlockSrc{inv_tile(a.inv, nd, u - 1, task.blk), T, T, tb});
       __syncthreads();
-      if (i < tb) accumulate_tile<true>(acc, t, u > task.blk ? w : v, i, g, a.nrhs, nu);
+      if (i < tb) accumulate_tile<true>(acc, t, u > task.blk ? ws(u - task.blk - 1) : v, i, g, a.nrhs, nu);
       __syncthreads();
     }
     if (i < tb)
@@ -608,12 +435,18 @@ __global__ void scale_columns_kernel(const ScaleColumn* cols, double* l, const d
 
 void launch_forward_sweep(const SolveArgs& a, cudaStream_t s) {
   if (a.ntasks <= 0) return;
-  forward_sweep_kernel<<<a.ntasks, NT, 0, s>>>(a);
+  check_cuda(cudaFuncSetAttribute(forward_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  solve_smem_bytes),
+             "cudaFuncSetAttribute (forward_sweep_kernel)");
+  forward_sweep_kernel<<<a.ntasks, NT, solve_smem_bytes, s>>>(a);
   check_launch("forward_sweep_kernel");
 }
 void launch_backward_sweep(const SolveArgs& a, cudaStream_t s) {
   if (a.ntasks <= 0) return;
-  backward_sweep_kernel<<<a.ntasks, NT, 0, s>>>(a);
+  check_cuda(cudaFuncSetAttribute(backward_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  solve_smem_bytes),
+             "cudaFuncSetAttribute (backward_sweep_kernel)");
+  backward_sweep_kernel<<<a.ntasks, NT, solve_smem_bytes, s>>>(a);
   check_launch("backward_sweep_kernel");
 }
 void launch_diag_solve(int n, const int* pivot_var, const double* d, const double* dinv, double* x, long long ldx,

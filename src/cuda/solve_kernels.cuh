@@ -29,6 +29,12 @@
 // super-blocks, publishes its reduced rows v (flag fwd_v), and forms y_b = sum_{c in S, c <= b} Z(b, c) v_c
 // from the published v of its super-block; backward likewise with Z^T. A node's chain of dependent
 // tiles becomes a chain of super-blocks, solve_inv_tiles times shorter.
+//
+// Compact nodes (at most solve_compact_blocks row blocks: most nodes of a nested-dissection tree) are one
+// task per sweep instead of one per row block or tile: the block gathers all the node's rows into shared
+// memory at once and streams the node's L (or its inverse) through, with no flags between its tiles. Each
+// row (forward) or column (backward) goes through exactly the operations, in the same order, as in the
+// per-block tasks, so the results are bitwise the same either way.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -46,6 +52,18 @@ constexpr int solve_chunk_blocks = 8;
 #endif
 /// Presolve: tiles per inverted diagonal super-block of a node.
 constexpr int solve_inv_tiles = SSIDS_SOLVE_INV_TILES;
+/// Row blocks of the largest compact node (one task per sweep; see above). A compact node's rows below its
+/// pivots fit in one partial group, and with presolve its pivots in one super-block (the plan checks ntile).
+constexpr int solve_compact_blocks = 8;
+static_assert(solve_compact_blocks <= solve_chunk_blocks, "a compact node must not need partial tasks");
+/// Shared memory of the sweep kernels: a 64 x 65 block of L and solve_compact_blocks + 1 slabs of 64 rows x
+/// solve_panel right-hand sides (a compact node's rows, split at its pivots in the backward sweep; the
+/// forward's spare slab holds a copy of the last pivot block's solved rows).
+constexpr int solve_slabs = solve_compact_blocks + 1;
+static_assert(solve_chunk_blocks <= solve_slabs - 1, "a backward task's rows below the pivots fit in the slabs");
+static_assert(solve_inv_tiles <= solve_slabs - 1, "a super-block's published rows fit in the slabs");
+constexpr int solve_smem_bytes =
+    (solve_tile * (solve_tile + 1) + solve_slabs * solve_panel * solve_tile) * static_cast<int>(sizeof(double));
 /// Doubles of the inverse of a node with ntile diagonal tiles: per super-block its lower tiles, T x T each.
 inline long long presolve_inverse_size(int ntile) {
   const long long full = ntile / solve_inv_tiles, rest = ntile % solve_inv_tiles;
@@ -67,7 +85,7 @@ struct SolveNode {
 };
 
 struct SolveTask {
-  int node, blk;  ///< forward: row block; backward: tile
+  int node, blk;  ///< forward: row block; backward: tile; -1: the whole (compact) node
   int part;       ///< backward: group of row blocks below the pivots of a partial task, or -1 (a tile task)
 };
 
@@ -103,8 +121,10 @@ struct SolveArgs {
   long long total_rows;
   double* part;          ///< backward partial products: slot s, column q at part + (s * solve_panel + q) * solve_tile
   SolveFlags flags;
-  unsigned long long* trace;  ///< -DSSIDS_SOLVE_TRACE builds: 4 words per ticket (see solve_kernels.cu), or nullptr
+  unsigned long long* trace;  ///< -DSSIDS_SOLVE_TRACE builds: solve_trace_words per ticket, or nullptr
 };
+/// Task trace words per ticket (-DSSIDS_SOLVE_TRACE builds; see solve_kernels.cu and tools/solve_trace.py).
+constexpr int solve_trace_words = 6;
 
 void launch_forward_sweep(const SolveArgs& a, cudaStream_t s);
 void launch_backward_sweep(const SolveArgs& a, cudaStream_t s);

@@ -2,6 +2,7 @@
 // In a build without CUDA these functions exist and report that the GPU is unavailable.
 #pragma once
 #include <string>
+#include <utility>
 
 #include "analyse/symbolic.hpp"
 #include "factor/numeric.hpp"
@@ -26,6 +27,15 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
 /// `stream`, a cudaStream_t, nullptr for the default stream; returns once queued).
 void solve_gpu(const NumericFactors& f, SolveJob job, int nrhs, double* x, offset_t ldx, bool x_on_device,
                void* stream);
+
+/// Largest node, in row blocks of 64 rows, that the GPU solve does as one task per sweep (a "compact"
+/// node; see src/cuda/solve_kernels.cuh), for the solve plans built from now on; clamped to
+/// [0, solve_compact_blocks], 0 turns compact tasks off. Both give bitwise the same solutions (the tests
+/// compare them) and the benchmarks time both. Returns the previous value. Process-wide: set it before
+/// factorizing, not while another thread factorizes.
+int set_solve_compact_blocks(int blocks);
+/// Tasks of the forward and the backward sweep in the solve plan of GPU-resident factors ({0, 0} if none).
+std::pair<int, int> solve_task_counts(const NumericFactors& f);
 
 /// Copies L from the device into `host` (resized; the layout of NumericFactors::lblock).
 void device_copy_l(const DeviceFactors& df, Vector<double>& host);

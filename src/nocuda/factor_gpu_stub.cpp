@@ -19,6 +19,9 @@ void solve_gpu(const NumericFactors&, SolveJob, int, double*, offset_t, bool, vo
   throw Error(flag::no_cuda, "built without CUDA: the GPU solve is not available");
 }
 
+int set_solve_compact_blocks(int) { return 0; }
+std::pair<int, int> solve_task_counts(const NumericFactors&) { return {0, 0}; }
+
 void device_copy_l(const DeviceFactors&, Vector<double>&) {
   throw Error(flag::no_cuda, "built without CUDA: there are no GPU factors");
 }
