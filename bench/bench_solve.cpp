@@ -1,6 +1,6 @@
 // bench_solve.cpp — the GPU solve against its memory floor (issue 5).
 //
-// Usage: bench_solve [--repeat R] [--nrhs K] [--compact-blocks B] [--json] SPEC...
+// Usage: bench_solve [--repeat R] [--nrhs K] [--compact-blocks B] [--row-group G] [--json] SPEC...
 // SPEC is a Matrix Market file or a gen: spec. For each problem: analyse, factorize on the GPU without and
 // with presolve; then, with right-hand sides already on the device (Factors::solve_device on one stream),
 // 2 warm-up solves and R timed ones per job (CUDA events around each call; medians): full solve, forward,
@@ -9,7 +9,9 @@
 // read twice (forward and backward: 2 * nnz(L) * 8 bytes) at the measured device-to-device copy rate
 // (cudaMemcpy of 1 GiB, read + write counted). Presolve pays off after (extra factor time) / (solve time
 // saved) solves. --compact-blocks B: nodes of up to B row blocks are one task per sweep (default 8, the
-// largest; 0: every node by row blocks and tiles, as before session 8).
+// largest; 0: every node by row blocks and tiles, as before session 8). --row-group G: the forward sweep
+// takes up to G row blocks after a node's pivots per task (default 4, the largest; 1: one per row block, as
+// before session 9).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -109,9 +111,10 @@ int main(int argc, char** argv) {
     if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (a == "--nrhs" && i + 1 < argc) nrhs_many = std::max(1, std::atoi(argv[++i]));
     else if (a == "--compact-blocks" && i + 1 < argc) ssids::detail::set_solve_compact_blocks(std::atoi(argv[++i]));
+    else if (a == "--row-group" && i + 1 < argc) ssids::detail::set_solve_row_group(std::atoi(argv[++i]));
     else if (a == "--json") json = true;
     else if (a == "--help") {
-      std::printf("usage: bench_solve [--repeat R] [--nrhs K] [--compact-blocks B] [--json] SPEC...\n");
+      std::printf("usage: bench_solve [--repeat R] [--nrhs K] [--compact-blocks B] [--row-group G] [--json] SPEC...\n");
       return 0;
     } else specs.push_back(a);
   }

@@ -160,7 +160,7 @@ TEST_SUITE("gpu") {
     }
   }
 
-  TEST_CASE("GPU solve: compact nodes as one task give bitwise the solutions of per-block tasks") {
+  TEST_CASE("GPU solve: compact nodes and row groups as one task give bitwise the solutions of per-block tasks") {
     // laplace3d:12's root has 144 pivots (three tiles, the last partial) and few rows; the random KKT
     // system delays pivots, so the nodes' pivot counts are not the analysed ones
     if (!need_gpu()) return;
@@ -174,9 +174,10 @@ TEST_SUITE("gpu") {
       CAPTURE(c.name);
       for (bool presolve : {false, true}) {
         CAPTURE(presolve);
-        const int limit = detail::set_solve_compact_blocks(0);
+        const int limit = detail::set_solve_compact_blocks(0), group = detail::set_solve_row_group(1);
         auto per_block = factor_on_gpu(c.a, c.mode, presolve);
         detail::set_solve_compact_blocks(limit);
+        detail::set_solve_row_group(group);
         auto compact = factor_on_gpu(c.a, c.mode, presolve);
         const auto tasks_block = detail::solve_task_counts(per_block.factors.numeric());
         const auto tasks_compact = detail::solve_task_counts(compact.factors.numeric());

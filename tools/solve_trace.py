@@ -7,13 +7,16 @@ PREFIX.fwd / PREFIX.bwd and PREFIX.nodes; the last solve of a run wins):
     SSIDS_SOLVE_TRACE=/tmp/l80 build-trace/ssids solve gen:laplace3d:80 --backend gpu --presolve
     tools/solve_trace.py /tmp/l80
 Prints per sweep, by depth in the tree (0 = root), the tasks, their span and mean concurrency, the MB of
-L blocks (m x ne) of those nodes, the active tasks over time, and the diagonal chain of the biggest root.
+L blocks (m x ne) of those nodes, the active tasks over time, the diagonal chain of the biggest root, the
+biggest node of each depth (when its children were done, its pivots solved, the node done) and the root's
+chain by super-blocks of K tiles (--superblock K, default 8).
 """
 import sys
 
 import numpy as np
 
 pre = sys.argv[1]
+K = int(sys.argv[sys.argv.index("--superblock") + 1]) if "--superblock" in sys.argv else 8
 nodes = np.fromfile(pre + ".nodes", dtype=np.int32).reshape(-1, 3)
 m, ne, wait = nodes[:, 0], nodes[:, 1], nodes[:, 2]
 ns = len(m)
@@ -29,11 +32,12 @@ def dep(s):
 for s in range(ns): dep(s)
 lbytes = m.astype(np.float64) * ne * 8
 for sw in ("fwd", "bwd"):
-    t = np.fromfile(pre + "." + sw, dtype=np.uint64).reshape(-1, 6)
+    t = np.fromfile(pre + "." + sw, dtype=np.uint64).reshape(-1, 8)
     st = t[:, 0].astype(np.int64); en = t[:, 1].astype(np.int64)
     node = (t[:, 2] >> 32).astype(np.int64); blk = (t[:, 2] & 0xffffffff).astype(np.uint32).astype(np.int32).astype(np.int64)
     part = (t[:, 3] & 0xffffffff).astype(np.int32)
     mk0 = t[:, 4].astype(np.int64); mk1 = t[:, 5].astype(np.int64)
+    mk2 = t[:, 6].astype(np.int64); mk3 = t[:, 7].astype(np.int64)
     compact = blk < 0
     t0 = st.min(); st -= t0; en -= t0
     span = en.max()
@@ -78,3 +82,32 @@ for sw in ("fwd", "bwd"):
         e = en[sr][order]; b = blk[sr][order]
         print("  root tiles end (every 16th):", " ".join(f"{b[i]}:{e[i]/1e3:.0f}" for i in range(0, len(b), 16)))
         print(f"  root bwd chain: {len(b)} tiles, mean link {(e[-1]-e[0])/max(1,len(b)-1)/1e3:.2f} us")
+
+    # relative times of the marks (0 where not marked), microseconds
+    def rel(x):
+        return np.where(x > 0, (x - t0) / 1e3, np.nan)
+    r0, r2, r3 = rel(mk0), rel(mk2), rel(mk3)
+    print(" biggest node per depth: deps met (first task), pivots solved (last), done (last end), us")
+    for k in range(d.max() + 1):
+        cand = np.unique(node[d == k])
+        if not len(cand): continue
+        nd_ = cand[np.argmax(lbytes[cand])]
+        sel = (node == nd_)
+        piv = sel & (blk >= 0) & (blk < (ne[nd_] + 63) // 64) & (part < 0)
+        solved = np.nanmax(r3[piv]) if piv.any() and not np.all(np.isnan(r3[piv])) else np.nan
+        print(f"  depth {k:2d} node {nd_:6d} m={m[nd_]:5d} ne={ne[nd_]:5d} tasks {sel.sum():4d}: start {st[sel].min()/1e3:8.1f}"
+              f" deps {np.nanmin(r0[sel]):8.1f} solved {solved:8.1f} done {en[sel].max()/1e3:8.1f}")
+    # the root's chain by super-blocks: when the previous super-block's tiles were subtracted (last mk2) and
+    # when the super-block's tiles were solved (last mk3)
+    sel = (node == root) & (blk >= 0) & (part < 0)
+    nt = (ne[root] + 63) // 64
+    piv = sel & (blk < nt)
+    if piv.any():
+        out = []
+        prev = np.nan
+        for S in (range(0, nt, K) if sw == "fwd" else reversed(range(0, nt, K))):
+            ss = piv & (blk >= S) & (blk < S + K)
+            a2, a3 = np.nanmax(r2[ss]), np.nanmax(r3[ss])
+            out.append(f"{S//K}:{a2 - prev:.1f}+{a3 - a2:.1f}")
+            prev = a3
+        print(f"  root chain by super-blocks (previous solved -> others done + own solved, us): " + " ".join(out))

@@ -67,18 +67,16 @@ __device__ __forceinline__ bool fwd_next_item(const SolveNode& nd, bool presolve
   }
   return false;
 }
-__device__ __forceinline__ void fwd_fetch_item(BlockRegs& b, const SolveArgs& a, const SolveNode& nd,
-                                               const CompactItem& it) {
+__device__ __forceinline__ BlockSrc fwd_item_src(const SolveArgs& a, const SolveNode& nd, const CompactItem& it) {
   if (it.phase == 0 && a.inv) {
     const int tb = min(T, nd.ne - it.a * T);
-    fetch(b, inv_tile(a.inv, nd, it.a, it.b), T, 0, 0, tb, it.b < it.a ? T : tb);
-    return;
+    return BlockSrc{inv_tile(a.inv, nd, it.a, it.b), T, tb, it.b < it.a ? T : tb};
   }
   const double* L = a.l + nd.l_off;
   const int rb = it.phase == 0 ? it.b : it.a, tt = it.phase == 0 ? it.a : it.b;
   const int tb = min(T, nd.ne - tt * T);
-  if (it.phase == 0 && rb == tt) fetch(b, L, nd.m, tt * T, tt * T, tb, tb);
-  else fetch(b, L, nd.m, rb * T, tt * T, min(T, nd.m - rb * T), tb);
+  if (it.phase == 0 && rb == tt) return block_at(L, nd.m, tt * T, tt * T, tb, tb);
+  return block_at(L, nd.m, rb * T, tt * T, min(T, nd.m - rb * T), tb);
 }
 
 /// Forward sweep of a whole compact node by one block (see solve_kernels.cuh): the same operations per row,
@@ -90,6 +88,15 @@ __device__ void forward_compact_node(const SolveArgs& a, int ticket, const Solve
   const int* rows = a.rows + nd.rows_off;
   double* buf = a.buf + nd.buf_off;
   const bool presolve = a.inv != nullptr;
+  // the node's blocks, in the order they are used (the items below), streamed from the start
+  CompactItem iss;
+  bool iss_started = false;
+  auto stream = stream_blocks(sh.ring(), [&](BlockSrc& src) {
+    const bool ok = iss_started ? fwd_next_item(nd, presolve, iss) : fwd_first_item(nd, presolve, iss);
+    iss_started = true;
+    if (ok) src = fwd_item_src(a, nd, iss);
+    return ok;
+  });
   wait_children(a, nd);
   trace_mark(a, ticket, 0);
   // all rows at once: own pivots from x, contribution rows of the children in child order
@@ -105,19 +112,14 @@ __device__ void forward_compact_node(const SolveArgs& a, int ticket, const Solve
   }
   __syncthreads();
   trace_mark(a, ticket, 1);
-  double(*t)[T + 1] = sh.tile();
   const int nt = nd.ntile, tb_last = nt > 0 ? nd.ne - (nt - 1) * T : 0;
   double acc[P / G] = {};
-  BlockRegs next;
   CompactItem it;
   bool have = fwd_first_item(nd, presolve, it);
-  if (have) fwd_fetch_item(next, a, nd, it);
   while (have) {
     const CompactItem cur = it;
     have = fwd_next_item(nd, presolve, it);
-    put(next, t);
-    if (have) fwd_fetch_item(next, a, nd, it);
-    __syncthreads();
+    const double(*t)[T + 1] = stream.next();
     if (cur.phase == 0 && presolve) {
       // y_b = sum over c <= b of Z(b, c) v_c (v_c not yet overwritten: b descends)
       const int b = cur.a, c = cur.b, tb = min(T, nd.ne - b * T);
@@ -163,6 +165,61 @@ __device__ void forward_compact_node(const SolveArgs& a, int ticket, const Solve
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) atomicAdd(a.flags.fwd_done + task.node, nd.nblk);
+}
+
+/// Forward: a group of up to solve_row_group row blocks b0 .. b0 + nb - 1 of a node, all after its pivots
+/// (nb = max(1, task.part)), as one task: their rows gathered into slabs 0 .. nb-1 at once, then the node's
+/// tiles as they are solved, in batches (y in slabs nb, nb + 1, ...), each tile's blocks of the group's row
+/// blocks in turn. Every row goes through the same operations, in the same order, as in a per-row-block task.
+__device__ void forward_row_group(const SolveArgs& a, int ticket, const SolveTask& task, const SolveNode& nd,
+                                  SweepShared sh) {
+  const int i = threadIdx.x % T, g = threadIdx.x / T;
+  const long long TR = a.total_rows;
+  const int nb = max(1, task.part), b0 = task.blk, nt = nd.ntile;
+  const int row0 = b0 * T, nrows = min(nb * T, nd.m - row0);
+  const double* L = a.l + nd.l_off;
+  int item = 0;
+  auto stream = stream_blocks(sh.ring(), [&](BlockSrc& src) {
+    if (item >= nt * nb) return false;
+    const int tt = item / nb, rb = b0 + item % nb;
+    ++item;
+    src = block_at(L, nd.m, rb * T, tt * T, min(T, nd.m - rb * T), min(T, nd.ne - tt * T));
+    return true;
+  });
+  wait_children(a, nd);
+  trace_mark(a, ticket, 0);
+  for (int r = threadIdx.x; r < nrows; r += NT) {
+    const long long grow = nd.buf_off + row0 + r;
+    const int e0 = a.gptr[grow], e1 = a.gptr[grow + 1];
+    double(*v)[T] = sh.slab(r / T);
+    for (int q = 0; q < a.nrhs; ++q) {
+      double s = 0.0;
+      for (int e = e0; e < e1; ++e) s += __ldcg(a.buf + q * TR + a.gsrc[e]);
+      v[q][r % T] = s;
+    }
+  }
+  __syncthreads();
+  trace_mark(a, ticket, 1);
+  double* buf = a.buf + nd.buf_off;
+  auto ys = [&](int k) { return sh.slab(nb + k); };
+  for (int tt = 0; tt < nt;) {
+    const int nbatch = wait_ready_run(a.flags.fwd_tile + nd.flag_off, tt, 1, min(solve_slabs - nb, nt - tt),
+                                      a.flags.error);
+    load_tiles(ys, buf, TR, static_cast<long long>(tt) * T, 1, nbatch, nd.ne, a.nrhs);
+    for (int k = 0; k < nbatch; ++k, ++tt)
+      for (int rb = 0; rb < nb; ++rb) {
+        const double(*t)[T + 1] = stream.next();
+        if (i < min(T, nrows - rb * T)) subtract_rows(sh.slab(rb), t, ys(k), i, g, a.nrhs, min(T, nd.ne - tt * T));
+        __syncthreads();
+      }
+  }
+  for (int r = threadIdx.x; r < nrows; r += NT) {
+    const double(*v)[T] = sh.slab(r / T);
+    for (int q = 0; q < a.nrhs; ++q) __stcg(buf + q * TR + row0 + r, v[q][r % T]);
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(a.flags.fwd_done + task.node, nb);
 }
 
 /// Backward items of a compact node (see CompactItem): na row blocks below the pivots.
@@ -225,6 +282,15 @@ __device__ void backward_compact_node(const SolveArgs& a, int ticket, const Solv
   const int* rows = a.rows + nd.rows_off;
   const bool presolve = a.inv != nullptr;
   const int nt = nd.ntile, na = (nd.m - nd.ne + T - 1) / T;
+  // the node's blocks, in the order they are used (the items below), streamed from the start
+  CompactItem iss;
+  bool iss_started = false;
+  auto stream = stream_blocks(sh.ring(), [&](BlockSrc& src) {
+    const bool ok = iss_started ? bwd_next_item(nd, presolve, na, iss) : bwd_first_item(nd, presolve, na, iss);
+    iss_started = true;
+    if (ok) src = bwd_item_src(a, nd, na, iss);
+    return ok;
+  });
   if (threadIdx.x == 0 && nd.wait_node >= 0)
     wait_at_least(a.flags.bwd_done + nd.wait_node, a.nodes[nd.wait_node].ntile, a.flags.error);
   __syncthreads();
@@ -238,18 +304,13 @@ __device__ void backward_compact_node(const SolveArgs& a, int ticket, const Solv
   }
   __syncthreads();
   trace_mark(a, ticket, 1);
-  double(*t)[T + 1] = sh.tile();
   double acc[P / G] = {};
-  BlockRegs next;
   CompactItem it;
   bool have = bwd_first_item(nd, presolve, na, it);
-  if (have) fetch(next, bwd_item_src(a, nd, na, it));
   while (have) {
     const CompactItem cur = it;
     have = bwd_next_item(nd, presolve, na, it);
-    put(next, t);
-    if (have) fetch(next, bwd_item_src(a, nd, na, it));
-    __syncthreads();
+    const double(*t)[T + 1] = stream.next();
     const int tt = cur.a, tb = min(T, nd.ne - tt * T);
     if (cur.phase == 1) {
       // x_tt = sum over u >= tt (last first) of Z(u, tt)^T v_u (v_u not yet overwritten: tt ascends)

@@ -1,5 +1,5 @@
 // solve_device.cuh — the device building blocks of the GPU solve's sweep kernels: dependency waits, the
-// task trace, 64 x 64 blocks of L fetched into registers and put into shared memory, the per-tile
+// task trace, 64 x 64 blocks of L streamed into shared memory by asynchronous copies, the per-tile
 // arithmetic (one thread per row or column, in a fixed order) and the batched loads of solved rows.
 // Included by solve_kernels.cu only (its definitions are in an anonymous namespace).
 #pragma once
@@ -39,7 +39,9 @@ __device__ void wait_at_least(const int* p, int target, int* error) {
 #ifdef SSIDS_SOLVE_TRACE
 /// Task trace (a build with -DSSIDS_SOLVE_TRACE only; see tools/solve_trace.py): per ticket
 /// trace_words words: the start and end time (%globaltimer, ns), node << 32 | blk, smid << 32 | part, and
-/// the times at which the task's dependencies were met and its rows gathered (0 where not marked).
+/// the times of the task's marks (0 where not marked): 0 its dependencies met, 1 its rows gathered; per-block
+/// tasks: 2 the node's other tiles done (forward: the earlier ones, backward: the rows below and the later
+/// tiles), 3 its own tile solved.
 constexpr int trace_words = solve_trace_words;
 __device__ __forceinline__ unsigned long long trace_clock() {
   unsigned long long t;
@@ -58,7 +60,7 @@ __device__ __forceinline__ void trace_start(const SolveArgs& a, int ticket, cons
 __device__ __forceinline__ void trace_end(const SolveArgs& a, int ticket) {
   if (a.trace && threadIdx.x == 0) a.trace[trace_words * static_cast<long long>(ticket) + 1] = trace_clock();
 }
-/// Marks point k (0: dependencies met, 1: rows gathered) of the task.
+/// Marks point k of the task (see above).
 __device__ __forceinline__ void trace_mark(const SolveArgs& a, int ticket, int k) {
   if (a.trace && threadIdx.x == 0) a.trace[trace_words * static_cast<long long>(ticket) + 4 + k] = trace_clock();
 }
@@ -75,23 +77,10 @@ __device__ int take_ticket(int* counter) {
 }
 
 /// A 64 x 64 block of L in registers (16 entries per thread), so that its loads are all in flight at once
-/// and can overlap other work (they are issued by fetch() and consumed by put()).
+/// (issued by fetch(), consumed by put(); the presolve inversion's blocks).
 struct BlockRegs {
   double v[T * T / NT];
 };
-
-/// A block to fetch: entry (r, j) at p[r + j * ld] for r < nr, j < nc, zero elsewhere in the 64 x 64 block.
-/// (The backward sweep picks the block first and then issues one fetch, so that the 16 loads are not
-/// repeated in every branch: fewer registers. The forward's registers fare better with a fetch per branch.)
-struct BlockSrc {
-  const double* p;
-  long long ld;
-  int nr, nc;
-};
-/// The block of a column-major array A (leading dimension ld) at (r0, c0), nr x nc.
-__device__ __forceinline__ BlockSrc block_at(const double* A, long long ld, int r0, int c0, int nr, int nc) {
-  return BlockSrc{A + r0 + c0 * ld, ld, nr, nc};
-}
 
 /// Issues the loads of L(r0 + r, c0 + j), r < nr, j < nc (L column-major, ld m).
 __device__ __forceinline__ void fetch(BlockRegs& b, const double* L, long long m, int r0, int c0, int nr, int nc) {
@@ -99,15 +88,6 @@ __device__ __forceinline__ void fetch(BlockRegs& b, const double* L, long long m
   for (int k = 0; k < T * T / NT; ++k) {
     const int idx = threadIdx.x + k * NT, r = idx % T, j = idx / T;
     b.v[k] = (r < nr && j < nc) ? L[(r0 + r) + (c0 + j) * m] : 0.0;
-  }
-}
-
-/// Issues the loads of the block.
-__device__ __forceinline__ void fetch(BlockRegs& b, const BlockSrc& s) {
-#pragma unroll
-  for (int k = 0; k < T * T / NT; ++k) {
-    const int idx = threadIdx.x + k * NT, r = idx % T, j = idx / T;
-    b.v[k] = (r < s.nr && j < s.nc) ? s.p[r + j * s.ld] : 0.0;
   }
 }
 
@@ -120,34 +100,94 @@ __device__ __forceinline__ void put(const BlockRegs& b, double (*t)[T + 1]) {
   }
 }
 
+/// Loads t[r][j] = L(r0 + r, c0 + j) for r < nr, j < nc.
+__device__ __forceinline__ void load_block(double (*t)[T + 1], const double* L, long long m, int r0, int c0, int nr,
+                                           int nc) {
+  BlockRegs b;
+  fetch(b, L, m, r0, c0, nr, nc);
+  put(b, t);
+}
+
+/// A block to stream: entry (r, j) at p[r + j * ld] for r < nr, j < nc, zero elsewhere in the 64 x 64 block.
+struct BlockSrc {
+  const double* p;
+  long long ld;
+  int nr, nc;
+};
+/// The block of a column-major array A (leading dimension ld) at (r0, c0), nr x nc.
+__device__ __forceinline__ BlockSrc block_at(const double* A, long long ld, int r0, int c0, int nr, int nc) {
+  return BlockSrc{A + r0 + c0 * ld, ld, nr, nc};
+}
+
+/// The sweeps stream their blocks of L (or of the inverse) through a ring of shared-memory stages filled by
+/// asynchronous copies (cp.async), so that up to nstage - 1 blocks are in flight while one is used and no
+/// registers hold them. Every thread issues its part of each block and commits one copy group per block;
+/// take() waits for the oldest block's group and a barrier. The caller releases a stage by a barrier after
+/// its last use of it (every consumer loop ends its step with one), before the next issue() reuses it.
+__device__ __forceinline__ void copy_async8(double* dst, const double* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+}
+struct BlockRing {
+  double* base;  ///< nstage stages of T x (T + 1)
+  int nstage;
+  int issued, used;
+  __device__ double (*stage(int k) const)[T + 1] { return reinterpret_cast<double(*)[T + 1]>(base + k * T * (T + 1)); }
+  /// Starts copying the block into the next stage (t[r][j] = entry (r, j), zeros outside nr x nc).
+  __device__ __forceinline__ void issue(const BlockSrc& s) {
+    double(*t)[T + 1] = stage(issued % nstage);
+#pragma unroll
+    for (int k = 0; k < T * T / NT; ++k) {
+      const int idx = threadIdx.x + k * NT, r = idx % T, j = idx / T;
+      if (r < s.nr && j < s.nc) copy_async8(&t[r][j], s.p + r + j * s.ld);
+      else t[r][j] = 0.0;
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    ++issued;
+  }
+  /// The oldest issued block, once it has arrived (for every thread of the block).
+  __device__ __forceinline__ const double (*take())[T + 1] {
+    switch (issued - used - 1) {  // copy groups that may stay in flight
+      case 0: asm volatile("cp.async.wait_group 0;\n" ::: "memory"); break;
+      case 1: asm volatile("cp.async.wait_group 1;\n" ::: "memory"); break;
+      case 2: asm volatile("cp.async.wait_group 2;\n" ::: "memory"); break;
+      default: asm volatile("cp.async.wait_group 3;\n" ::: "memory"); break;
+    }
+    __syncthreads();
+    return stage(used++ % nstage);
+  }
+};
+/// A task's blocks in the order it uses them: gen(BlockSrc&) yields the next one (false at the end). The
+/// first nstage - 1 are issued by prime(); next() issues one more and returns the oldest.
+template <class Gen>
+struct BlockStream {
+  BlockRing ring;
+  Gen gen;
+  bool more;
+  __device__ __forceinline__ void issue_next() {
+    BlockSrc s;
+    if (more && (more = gen(s))) ring.issue(s);
+  }
+  __device__ __forceinline__ void prime() {
+    for (int k = 0; k + 1 < ring.nstage; ++k) issue_next();
+  }
+  __device__ __forceinline__ const double (*next())[T + 1] {
+    issue_next();
+    return ring.take();
+  }
+};
+template <class Gen>
+__device__ __forceinline__ BlockStream<Gen> stream_blocks(BlockRing ring, Gen gen) {
+  BlockStream<Gen> st{ring, gen, true};
+  st.prime();
+  return st;
+}
+
 /// Presolve: tile (i, j) of the inverse of the diagonal super-block holding tiles i >= j of a node
 /// (T x T, column-major, ld T; zero outside the node's pivots).
 __device__ __forceinline__ const double* inv_tile(const double* inv, const SolveNode& nd, int i, int j) {
   const int S = j / K, li = i - S * K, lj = j - S * K;
   return inv + nd.inv_off + (static_cast<long long>(S) * (K * (K + 1) / 2) + li * (li + 1) / 2 + lj) * T * T;
-}
-
-/// The first block the diagonal step of a pivot tile uses: without presolve the diagonal tile `blk` of L
-/// (tb x tb); with it, forward Z(blk, first tile of its super-block), backward Z(last tile of its
-/// super-block, blk).
-template <bool Backward>
-__device__ __forceinline__ BlockSrc diag_src(const SolveArgs& a, const SolveNode& nd, int blk, int tb) {
-  if (!a.inv) return block_at(a.l + nd.l_off, nd.m, blk * T, blk * T, tb, tb);
-  const int s0 = (blk / K) * K;
-  if (!Backward) return BlockSrc{inv_tile(a.inv, nd, blk, s0), T, tb, s0 < blk ? T : tb};
-  const int s1 = min(nd.ntile, s0 + K) - 1;
-  return BlockSrc{inv_tile(a.inv, nd, s1, blk), T, min(T, nd.ne - s1 * T), tb};
-}
-/// Issues the loads of diag_src<false> (the forward sweep: its registers fare better with the loads issued in
-/// each branch than with one fetch of a selected BlockSrc).
-__device__ __forceinline__ void fetch_diag_forward(BlockRegs& b, const SolveArgs& a, const SolveNode& nd, int blk,
-                                                   int tb) {
-  if (!a.inv) {
-    fetch(b, a.l + nd.l_off, nd.m, blk * T, blk * T, tb, tb);
-    return;
-  }
-  const int s0 = (blk / K) * K;
-  fetch(b, inv_tile(a.inv, nd, blk, s0), T, 0, 0, tb, s0 < blk ? T : tb);
 }
 
 /// One warp per right-hand side (rows lane and lane + 32 of the tile in registers): the diagonal tile t
@@ -199,14 +239,6 @@ __device__ __forceinline__ void subtract_columns(double (*v)[T], const double (*
     for (int r = 0; r < n; ++r) acc -= t[r][i] * w[q][r];
     v[q][i] = acc;
   }
-}
-
-/// Loads t[r][j] = L(r0 + r, c0 + j) for r < nr, j < nc.
-__device__ __forceinline__ void load_block(double (*t)[T + 1], const double* L, long long m, int r0, int c0, int nr,
-                                           int nc) {
-  BlockRegs b;
-  fetch(b, block_at(L, m, r0, c0, nr, nc));
-  put(b, t);
 }
 
 /// Presolve: acc[k] += sum over j < n (in order) of t[i][j] src[q][j], or of t[j][i] src[q][j] when
@@ -274,11 +306,15 @@ __device__ __forceinline__ void load_tiles(Slab dst, const double* src, long lon
   }
 }
 
-/// The sweeps' dynamic shared memory: a block of L (T x T+1), then solve_slabs slabs of P x T.
+/// The sweeps' dynamic shared memory: nstage ring stages of T x (T + 1) (the blocks of L streamed through),
+/// then solve_slabs slabs of slab_rhs x T (slab_rhs: the right-hand sides of the launch).
 struct SweepShared {
   double* base;
-  __device__ double (*tile() const)[T + 1] { return reinterpret_cast<double(*)[T + 1]>(base); }
-  __device__ double (*slab(int k) const)[T] { return reinterpret_cast<double(*)[T]>(base + T * (T + 1) + k * P * T); }
+  int nstage, slab_rhs;
+  __device__ BlockRing ring() const { return BlockRing{base, nstage, 0, 0}; }
+  __device__ double (*slab(int k) const)[T] {
+    return reinterpret_cast<double(*)[T]>(base + nstage * T * (T + 1) + k * slab_rhs * T);
+  }
 };
 
 /// Forward: waits until every child of nd has passed its contribution rows up.

@@ -23,10 +23,14 @@ using namespace gpu;
 
 namespace {
 std::atomic<int> compact_blocks_limit{solve_compact_blocks};
+std::atomic<int> row_group_limit{solve_row_group};
 }
 
 int set_solve_compact_blocks(int blocks) {
   return compact_blocks_limit.exchange(std::max(0, std::min(blocks, solve_compact_blocks)));
+}
+int set_solve_row_group(int blocks) {
+  return row_group_limit.exchange(std::max(1, std::min(blocks, solve_row_group)));
 }
 
 std::pair<int, int> solve_task_counts(const NumericFactors& f) {
@@ -125,10 +129,11 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   const auto t1 = clock::now();
   tm.gather = secs(t0, t1);
 
-  // ---- tasks in ticket order: forward leaves first (deepest level first), row blocks in order;
+  // ---- tasks in ticket order: forward leaves first (deepest level first), row blocks in order (those after
+  //      a node's pivots in row groups {s, first, count});
   //      backward roots first, per level the partial tasks of its nodes, then their tiles, last first
   //      (a compact node is one task {s, -1, -1} per sweep; with presolve its pivots must be one super-block)
-  const int compact_limit = compact_blocks_limit.load();
+  const int compact_limit = compact_blocks_limit.load(), row_group = row_group_limit.load();
   auto compact = [&](index_t s) {
     const SolveNode& nd = nodes[s];
     return nd.nblk <= compact_limit && nd.ngroups == 0 && (!presolve || nd.ntile <= solve_inv_tiles);
@@ -139,7 +144,12 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
       const index_t s = sym.level_nodes[k];
       if (compact(s)) fwd.push_back(SolveTask{s, -1, -1});
       else
-        for (int b = 0; b < nodes[s].nblk; ++b) fwd.push_back(SolveTask{s, b, -1});
+        for (int b = 0; b < nodes[s].nblk;) {
+          const int group = std::max(1, std::min(row_group, solve_row_group_items / std::max(1, nodes[s].ntile)));
+          const int count = b < nodes[s].ntile ? 1 : std::min(group, nodes[s].nblk - b);
+          fwd.push_back(SolveTask{s, b, count > 1 ? count : -1});
+          b += count;
+        }
     }
   for (index_t lev = 0; lev < sym.num_levels; ++lev) {
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {

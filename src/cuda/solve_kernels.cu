@@ -33,26 +33,53 @@ constexpr int fwd_batch_tiles = SSIDS_SOLVE_FWD_BATCH;
 
 __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(SolveArgs a) {
   extern __shared__ double smem[];
-  const SweepShared sh{smem};
+  const SweepShared sh{smem, a.stages, a.nrhs};
   const int ticket = take_ticket(a.flags.ticket);
   if (ticket >= a.ntasks) return;
   const SolveTask task = a.tasks[ticket];
   const SolveNode nd = a.nodes[task.node];
   trace_start(a, ticket, task);
-  if (task.blk < 0) {
-    forward_compact_node(a, ticket, task, nd, sh);
+  if (task.blk < 0 || task.blk >= nd.ntile) {
+    if (task.blk < 0) forward_compact_node(a, ticket, task, nd, sh);
+    else forward_row_group(a, ticket, task, nd, sh);
     trace_end(a, ticket);
     return;
   }
   double(*v)[T] = sh.slab(0);      // the block's rows
   double(*y)[T] = sh.slab(1);      // a solved tile
-  double(*t)[T + 1] = sh.tile();   // the diagonal tile
   const int i = threadIdx.x % T, g = threadIdx.x / T;
   const int r0 = task.blk * T, nr = min(T, nd.m - r0);
   const long long m = nd.m, TR = a.total_rows;
   const int* rows = a.rows + nd.rows_off;
   const double* L = a.l + nd.l_off;
   double* buf = a.buf + nd.buf_off;
+  // (a pivot row block; with presolve it takes only the tiles of the earlier super-blocks in step 3)
+  const int s0 = a.inv ? (task.blk / K) * K : task.blk;
+  const int ndep = s0;
+  const int tb_own = min(T, nd.ne - r0);
+  // The task's blocks, in the order steps 3 and 4 use them, streamed from the start (before the waits):
+  // the tiles of L(row block, tile tt), tt < ndep; then without presolve the diagonal block L(row block,
+  // blk) (its rows below the pivots too), with presolve Z(blk, c), c = s0 .. blk, and, when the block has
+  // rows after the pivots, L(row block, tt), tt = s0 .. blk.
+  const int nz = a.inv ? task.blk - s0 + 1 : 0;
+  const int nitems = ndep + (!a.inv ? 1 : (nr > tb_own ? 2 * nz : nz));
+  int item = 0;
+  auto stream = stream_blocks(sh.ring(), [&](BlockSrc& src) {
+    if (item >= nitems) return false;
+    const int k = item++;
+    if (k < ndep) {
+      src = block_at(L, m, r0, k * T, nr, min(T, nd.ne - k * T));
+    } else if (!a.inv) {
+      src = block_at(L, m, r0, r0, nr, tb_own);
+    } else if (k < ndep + nz) {
+      const int c = s0 + (k - ndep);
+      src = BlockSrc{inv_tile(a.inv, nd, task.blk, c), T, tb_own, c < task.blk ? T : tb_own};
+    } else {
+      const int tt = s0 + (k - ndep - nz);
+      src = block_at(L, m, r0, tt * T, nr, tt < task.blk ? T : tb_own);
+    }
+    return true;
+  });
 
   // 1. the children have passed their contribution rows up
   wait_children(a, nd);
@@ -70,36 +97,25 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
   }
   __syncthreads();
   trace_mark(a, ticket, 1);
-  // 3. the node's earlier tiles, as they are solved; the next block of L (and at last the diagonal tile)
-  //    is fetched while one is used
-  //    (with presolve, a pivot row block takes only the tiles of the earlier super-blocks here)
-  const bool has_diag = task.blk < nd.ntile;
-  const int ndep = !has_diag ? nd.ntile : (a.inv ? (task.blk / K) * K : task.blk);
-  const int tb_own = has_diag ? min(T, nd.ne - r0) : 0;
-  BlockRegs next;
-  if (ndep > 0) fetch(next, L, m, r0, 0, nr, min(T, nd.ne));
-  else if (has_diag) fetch_diag_forward(next, a, nd, task.blk, tb_own);
-  //    (in batches: the tile waited for and the solved tiles after it, their y in slabs 1, 2, ...)
+  // 3. the node's earlier tiles, as they are solved, in batches: the tile waited for and the solved tiles
+  //    after it, their y in slabs 1, 2, ...
   auto ys = [&](int k) { return sh.slab(1 + k); };
   for (int tt = 0; tt < ndep;) {
     const int nb = wait_ready_run(a.flags.fwd_tile + nd.flag_off, tt, 1, min(fwd_batch_tiles, ndep - tt),
                                   a.flags.error);
     load_tiles(ys, buf, TR, static_cast<long long>(tt) * T, 1, nb, nd.ne, a.nrhs);
     for (int k = 0; k < nb; ++k, ++tt) {
-      const int c0 = tt * T, tb = min(T, nd.ne - c0);
-      put(next, t);
-      if (tt + 1 < ndep) fetch(next, L, m, r0, c0 + T, nr, min(T, nd.ne - c0 - T));
-      else if (has_diag) fetch_diag_forward(next, a, nd, task.blk, tb_own);
-      __syncthreads();
-      if (i < nr) subtract_rows(v, t, ys(k), i, g, a.nrhs, tb);
+      const double(*t)[T + 1] = stream.next();
+      if (i < nr) subtract_rows(v, t, ys(k), i, g, a.nrhs, min(T, nd.ne - tt * T));
       __syncthreads();
     }
   }
+  trace_mark(a, ticket, 2);
   // 4. the block's own diagonal tile
-  if (has_diag && a.inv) {
+  if (a.inv) {
     // presolve: publish the reduced pivot rows for the later row blocks of the super-block, then
     // y = sum over its row blocks c <= blk of Z(blk, c) v_c (c in order)
-    const int tb = tb_own, s0 = (task.blk / K) * K;
+    const int tb = tb_own;
     if (task.blk + 1 < min(nd.ntile, s0 + K))
       publish_rows(a, v, nd.buf_off + r0, tb, a.flags.fwd_v + nd.flag_off + task.blk);
     double acc[P / G];
@@ -110,11 +126,8 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
     load_tiles(ys, a.vbuf, TR, nd.buf_off + static_cast<long long>(s0) * T, 1, task.blk - s0,
                nd.buf_off + static_cast<long long>(task.blk) * T, a.nrhs);
     for (int c = s0; c <= task.blk; ++c) {
-      const int wc = c < task.blk ? T : tb;
-      put(next, t);
-      if (c < task.blk) fetch(next, inv_tile(a.inv, nd, task.blk, c + 1), T, 0, 0, tb, c + 1 < task.blk ? T : tb);
-      __syncthreads();
-      if (i < tb) accumulate_tile<false>(acc, t, c < task.blk ? ys(c - s0) : v, i, g, a.nrhs, wc);
+      const double(*t)[T + 1] = stream.next();
+      if (i < tb) accumulate_tile<false>(acc, t, c < task.blk ? ys(c - s0) : v, i, g, a.nrhs, c < task.blk ? T : tb);
       __syncthreads();
     }
     if (i < tb)
@@ -129,18 +142,14 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) atomicExch(a.flags.fwd_tile + nd.flag_off + task.blk, 1);
+    trace_mark(a, ticket, 3);
     // contribution rows in the same block (the node's last row block): the tiles of this super-block too
     if (nr > tb) {
-      const int n = task.blk - s0 + 1;
-      wait_all(a.flags.fwd_tile + nd.flag_off, s0, n, a.flags.error);
-      load_tiles(ys, buf, TR, static_cast<long long>(s0) * T, 1, n, nd.ne, a.nrhs);
-      fetch(next, L, m, r0, s0 * T, nr, s0 < task.blk ? T : tb);
+      wait_all(a.flags.fwd_tile + nd.flag_off, s0, nz, a.flags.error);
+      load_tiles(ys, buf, TR, static_cast<long long>(s0) * T, 1, nz, nd.ne, a.nrhs);
       for (int tt = s0; tt <= task.blk; ++tt) {
-        const int wt = tt < task.blk ? T : tb;
-        put(next, t);
-        if (tt < task.blk) fetch(next, L, m, r0, (tt + 1) * T, nr, tt + 1 < task.blk ? T : tb);
-        __syncthreads();
-        if (i >= tb && i < nr) subtract_rows(v, t, ys(tt - s0), i, g, a.nrhs, wt);
+        const double(*t)[T + 1] = stream.next();
+        if (i >= tb && i < nr) subtract_rows(v, t, ys(tt - s0), i, g, a.nrhs, tt < task.blk ? T : tb);
         __syncthreads();
       }
       if (i >= tb && i < nr)
@@ -148,18 +157,13 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
       __threadfence();
       __syncthreads();
     }
-  } else if (has_diag) {
+  } else {
     const int tb = tb_own;
-    put(next, t);
-    __syncthreads();
+    const double(*t)[T + 1] = stream.next();
     tile_solve<false>(t, v, y, tb, a.nrhs, a.posdef != 0);
     __syncthreads();
     // contribution rows in the same block (the node's last tile): subtract this tile too
-    if (nr > tb) {
-      load_block(t, L, m, r0, r0, nr, tb);
-      __syncthreads();
-      if (i >= tb && i < nr) subtract_rows(v, t, y, i, g, a.nrhs, tb);
-    }
+    if (nr > tb && i >= tb && i < nr) subtract_rows(v, t, y, i, g, a.nrhs, tb);
     for (int q = g; q < a.nrhs; q += G) {
       if (i < tb) {
         __stcg(buf + q * TR + r0 + i, y[q][i]);
@@ -171,11 +175,7 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) atomicExch(a.flags.fwd_tile + nd.flag_off + task.blk, 1);
-  } else {
-    if (i < nr)
-      for (int q = g; q < a.nrhs; q += G) __stcg(buf + q * TR + r0 + i, v[q][i]);
-    __threadfence();
-    __syncthreads();
+    trace_mark(a, ticket, 3);
   }
   if (threadIdx.x == 0) atomicAdd(a.flags.fwd_done + task.node, 1);
   trace_end(a, ticket);
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(Solve
 
 __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(SolveArgs a) {
   extern __shared__ double smem[];
-  const SweepShared sh{smem};
+  const SweepShared sh{smem, a.stages, a.nrhs};
   const int ticket = take_ticket(a.flags.ticket + 1);
   if (ticket >= a.ntasks) return;
   const SolveTask task = a.tasks[ticket];
@@ -196,13 +196,38 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
   }
   double(*v)[T] = sh.slab(0);     // the tile's unknowns
   double(*w)[T] = sh.slab(1);     // x of a chunk of rows below, then the solved tile
-  double(*t)[T + 1] = sh.tile();  // a block of L
   const int i = threadIdx.x % T, g = threadIdx.x / T;
   const int c0 = task.blk * T, tb = min(T, nd.ne - c0);
   const long long m = nd.m, TR = a.total_rows;
   const int* rows = a.rows + nd.rows_off;
   const double* L = a.l + nd.l_off;
   double* buf = a.buf + nd.buf_off;
+  // Items: 2. rows below the pivots (the ancestors' variables), 64 at a time — here, or in the node's
+  // partial tasks — then 3. the node's later tiles, last first, as they are solved (with presolve, only
+  // the tiles after the tile's super-block); a partial task does items first .. last - 1 of 2. only.
+  const int s_last = a.inv ? min(nd.ntile, (task.blk / K) * K + K) - 1 : task.blk;
+  const int na = (nd.m - nd.ne + T - 1) / T, nl = nd.ntile - 1 - s_last;
+  const bool partial = task.part >= 0;
+  const int first = partial ? task.part * solve_chunk_blocks : (nd.ngroups > 0 ? na : 0);
+  const int last = partial ? min(na, first + solve_chunk_blocks) : na + nl;
+  // The task's blocks, in the order it uses them, streamed from the start (before the waits): L(item rows,
+  // tile) for the items, then the transposed diagonal tile, or with presolve Z(u, blk), u = s_last .. blk.
+  const int nitems = last - first + (partial ? 0 : a.inv ? s_last - task.blk + 1 : 1);
+  int item_issued = first;
+  auto stream = stream_blocks(sh.ring(), [&](BlockSrc& src) {
+    if (item_issued >= first + nitems) return false;
+    const int item = item_issued++;
+    if (item < last) {
+      const int r0 = item < na ? nd.ne + item * T : (nd.ntile - 1 - (item - na)) * T;
+      src = block_at(L, m, r0, c0, min(T, (item < na ? nd.m : nd.ne) - r0), tb);
+    } else if (a.inv) {
+      const int u = s_last - (item - last);
+      src = BlockSrc{inv_tile(a.inv, nd, u, task.blk), T, min(T, nd.ne - u * T), tb};
+    } else {
+      src = block_at(L, m, c0, c0, tb, tb);
+    }
+    return true;
+  });
 
   // 1. the ancestors are final
   if (threadIdx.x == 0 && nd.wait_node >= 0)
@@ -210,22 +235,7 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
   __syncthreads();
   __threadfence();
   trace_mark(a, ticket, 0);
-  // 2. rows below the pivots (the ancestors' variables), 64 at a time — here, or in the node's partial tasks
-  //    — then 3. the node's later tiles, last first, as they are solved; items in that order, the next
-  //    one's block of L (at last the diagonal tile) fetched while one is used
-  //    (with presolve, only the tiles after the tile's super-block)
-  const int s_last = a.inv ? min(nd.ntile, (task.blk / K) * K + K) - 1 : task.blk;
-  const int na = (nd.m - nd.ne + T - 1) / T, nl = nd.ntile - 1 - s_last;
-  auto item_src = [&](int item) {
-    if (item >= na + nl) return diag_src<true>(a, nd, task.blk, tb);
-    const int r0 = item < na ? nd.ne + item * T : (nd.ntile - 1 - (item - na)) * T;
-    return block_at(L, m, r0, c0, min(T, (item < na ? nd.m : nd.ne) - r0), tb);
-  };
-  const bool partial = task.part >= 0;
-  int first = 0, last = na + nl;
   if (partial) {  // v = - sum over this group's row blocks of L(rows, tile)^T x(rows)
-    first = task.part * solve_chunk_blocks;
-    last = min(na, first + solve_chunk_blocks);
     if (i < tb)
       for (int q = g; q < a.nrhs; q += G) v[q][i] = 0.0;
   } else {
@@ -242,7 +252,6 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
           for (int gr = 0; gr < nd.ngroups; ++gr) acc += __ldcg(slot + (static_cast<long long>(gr) * P + q) * T + i);
           v[q][i] = acc;
         }
-      first = na;
     }
   }
   // the ancestors' values of this task's rows below the pivots, all at once (item k in slab 1 + k - first;
@@ -256,8 +265,6 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
     if (row < nd.m) ws(k)[q][r] = __ldcg(a.x + rows[row] + q * a.ldx);
   }
   int batch_first = 0, batch_n = 0;
-  BlockRegs next;
-  if (first < last || !partial) fetch(next, item_src(first));
   for (int item = first; item < last; ++item) {
     __syncthreads();
     int nr;
@@ -276,9 +283,7 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
       nr = min(T, nd.ne - tt * T);
       wi = ws(item - batch_first);
     }
-    put(next, t);
-    if (item + 1 < last || !partial) fetch(next, item_src(item + 1));
-    __syncthreads();
+    const double(*t)[T + 1] = stream.next();
     if (i < tb) subtract_columns(v, t, wi, i, g, a.nrhs, nr);
   }
   if (partial) {
@@ -292,6 +297,7 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
     return;
   }
   __syncthreads();
+  trace_mark(a, ticket, 2);
   if (a.inv) {
     // 4. presolve: publish v for the earlier tiles of the super-block, then
     //    x = sum over its tiles u >= blk (last first) of Z(u, blk)^T v_u
@@ -306,9 +312,7 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
                nd.buf_off + nd.ne, a.nrhs);
     for (int u = s_last; u >= task.blk; --u) {
       const int nu = min(T, nd.ne - u * T);
-      put(next, t);
-      if (u > task.blk) fetch(next, BlockSrc{inv_tile(a.inv, nd, u - 1, task.blk), T, T, tb});
-      __syncthreads();
+      const double(*t)[T + 1] = stream.next();
       if (i < tb) accumulate_tile<true>(acc, t, u > task.blk ? ws(u - task.blk - 1) : v, i, g, a.nrhs, nu);
       __syncthreads();
     }
@@ -318,9 +322,7 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
         if (g + k * G < a.nrhs) w[g + k * G][i] = acc[k];
   } else {
     // 4. the transposed diagonal tile
-    put(next, t);
-    __syncthreads();
-    tile_solve<true>(t, v, w, tb, a.nrhs, a.posdef != 0);
+    tile_solve<true>(stream.next(), v, w, tb, a.nrhs, a.posdef != 0);
   }
   __syncthreads();
   if (i < tb)
@@ -334,6 +336,7 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
     atomicExch(a.flags.bwd_tile + nd.flag_off + task.blk, 1);
     atomicAdd(a.flags.bwd_done + task.node, 1);
   }
+  trace_mark(a, ticket, 3);
   trace_end(a, ticket);
 }
 
@@ -433,21 +436,24 @@ __global__ void scale_columns_kernel(const ScaleColumn* cols, double* l, const d
 
 }  // namespace
 
-void launch_forward_sweep(const SolveArgs& a, cudaStream_t s) {
+namespace {
+/// Launches a sweep kernel with as many stages of the block stream as fit (see solve_stages).
+void launch_sweep(void (*kernel)(SolveArgs), const char* name, const SolveArgs& a, cudaStream_t s) {
   if (a.ntasks <= 0) return;
-  check_cuda(cudaFuncSetAttribute(forward_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  solve_smem_bytes),
-             "cudaFuncSetAttribute (forward_sweep_kernel)");
-  forward_sweep_kernel<<<a.ntasks, NT, solve_smem_bytes, s>>>(a);
-  check_launch("forward_sweep_kernel");
+  SolveArgs b = a;
+  b.stages = solve_stages(a.nrhs);
+  const int bytes = solve_smem_bytes(b.stages, a.nrhs);
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), name);
+  kernel<<<a.ntasks, NT, bytes, s>>>(b);
+  check_launch(name);
+}
+}  // namespace
+
+void launch_forward_sweep(const SolveArgs& a, cudaStream_t s) {
+  launch_sweep(forward_sweep_kernel, "forward_sweep_kernel", a, s);
 }
 void launch_backward_sweep(const SolveArgs& a, cudaStream_t s) {
-  if (a.ntasks <= 0) return;
-  check_cuda(cudaFuncSetAttribute(backward_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  solve_smem_bytes),
-             "cudaFuncSetAttribute (backward_sweep_kernel)");
-  backward_sweep_kernel<<<a.ntasks, NT, solve_smem_bytes, s>>>(a);
-  check_launch("backward_sweep_kernel");
+  launch_sweep(backward_sweep_kernel, "backward_sweep_kernel", a, s);
 }
 void launch_diag_solve(int n, const int* pivot_var, const double* d, const double* dinv, double* x, long long ldx,
                        int nrhs, cudaStream_t s) {

@@ -16,7 +16,8 @@
 // (own pivots from x, plus the children's contribution rows, children in a fixed order), subtract the
 // contributions of the node's earlier 64-column tiles as each is solved, then — for a row block holding
 // pivots — solve its diagonal tile (or multiply by its inverse: presolve), publish it, and finally hand the
-// contribution rows to the parent. Backward ((P L)^T x = y), tasks = tiles of every node, roots first,
+// contribution rows to the parent. The row blocks after a node's pivots go in row groups of up to
+// solve_row_group row blocks per task (fewer where the node has many tiles). Backward ((P L)^T x = y), tasks = tiles of every node, roots first,
 // last tile first: subtract L(rows below the pivots, tile)^T x(ancestors), then the later tiles as they
 // are solved, then solve the transposed tile. Where a node has more than solve_chunk_blocks row blocks below
 // its pivots, that product is split: "partial" tasks (ticketed before the node's tiles) each multiply
@@ -29,6 +30,10 @@
 // super-blocks, publishes its reduced rows v (flag fwd_v), and forms y_b = sum_{c in S, c <= b} Z(b, c) v_c
 // from the published v of its super-block; backward likewise with Z^T. A node's chain of dependent
 // tiles becomes a chain of super-blocks, solve_inv_tiles times shorter.
+//
+// Every task streams its blocks of L (or of the inverse), in the order it uses them, through a ring of
+// shared-memory stages filled by asynchronous copies (BlockStream in solve_device.cuh), issued from the
+// task's start, before it waits for its dependencies.
 //
 // Compact nodes (at most solve_compact_blocks row blocks: most nodes of a nested-dissection tree) are one
 // task per sweep instead of one per row block or tile: the block gathers all the node's rows into shared
@@ -56,14 +61,47 @@ constexpr int solve_inv_tiles = SSIDS_SOLVE_INV_TILES;
 /// pivots fit in one partial group, and with presolve its pivots in one super-block (the plan checks ntile).
 constexpr int solve_compact_blocks = 8;
 static_assert(solve_compact_blocks <= solve_chunk_blocks, "a compact node must not need partial tasks");
-/// Shared memory of the sweep kernels: a 64 x 65 block of L and solve_compact_blocks + 1 slabs of 64 rows x
-/// solve_panel right-hand sides (a compact node's rows, split at its pivots in the backward sweep; the
-/// forward's spare slab holds a copy of the last pivot block's solved rows).
+/// Forward: row blocks after a node's pivots per task (a row group: its rows in slabs, the rest of the slabs
+/// hold batches of solved tiles), at most; a node of ntile tiles takes solve_row_group_items / ntile of them
+/// (at least one), so that a group's blocks of L stay few where the node's tiles are many (the top of the
+/// tree, where a long group task would hold up the parent). H200, session 9, laplace3d:80 with presolve:
+/// groups of 4 everywhere 4.25 ms, one row block per task 4.22 ms; budgets of 16 / 32 / 64 blocks 3.68 /
+/// 3.66 / 3.62 ms (without presolve 6.96 / 6.83 / 6.55 ms).
+#ifndef SSIDS_SOLVE_ROW_GROUP_ITEMS
+#define SSIDS_SOLVE_ROW_GROUP_ITEMS 64
+#endif
+constexpr int solve_row_group = 4;
+constexpr int solve_row_group_items = SSIDS_SOLVE_ROW_GROUP_ITEMS;
+/// Shared memory of the sweep kernels: the stages of the block stream (64 x 65 each) and solve_compact_blocks
+/// + 1 slabs of 64 rows x the launch's right-hand sides (a compact node's rows, split at its pivots in the
+/// backward sweep; the forward's spare slab holds a copy of the last pivot block's solved rows).
 constexpr int solve_slabs = solve_compact_blocks + 1;
 static_assert(solve_chunk_blocks <= solve_slabs - 1, "a backward task's rows below the pivots fit in the slabs");
 static_assert(solve_inv_tiles <= solve_slabs - 1, "a super-block's published rows fit in the slabs");
-constexpr int solve_smem_bytes =
-    (solve_tile * (solve_tile + 1) + solve_slabs * solve_panel * solve_tile) * static_cast<int>(sizeof(double));
+static_assert(solve_row_group < solve_slabs, "a row group leaves a slab for solved tiles");
+#ifndef SSIDS_SOLVE_MAX_STAGES
+#define SSIDS_SOLVE_MAX_STAGES 2
+#endif
+#ifndef SSIDS_SOLVE_SMEM_BUDGET
+#define SSIDS_SOLVE_SMEM_BUDGET (113 * 1024)
+#endif
+/// Stages of the block stream: as many as fit in solve_smem_budget bytes per block (two resident blocks per
+/// multiprocessor of 228 KB) with the slabs of nrhs right-hand sides, between 2 and solve_max_stages (the
+/// stream's waits handle up to 4). Default 2 (one block in flight while one is used): with 3 (for nrhs <= 3),
+/// laplace3d:80 with presolve took 4.25 against 3.99 ms and stokes3d:51 5.37 against 4.90 ms (H200, session 9;
+/// 104 KB of shared memory per block leaves the multiprocessor less L1).
+constexpr int solve_max_stages = SSIDS_SOLVE_MAX_STAGES;
+constexpr int solve_smem_budget = SSIDS_SOLVE_SMEM_BUDGET;
+static_assert(solve_max_stages >= 2 && solve_max_stages <= 4, "2 to 4 stages");
+constexpr int solve_smem_bytes(int stages, int nrhs) {
+  return (stages * solve_tile * (solve_tile + 1) + solve_slabs * nrhs * solve_tile) * static_cast<int>(sizeof(double));
+}
+static_assert(solve_smem_bytes(2, solve_panel) <= solve_smem_budget, "two stages always fit");
+constexpr int solve_stages(int nrhs) {
+  int s = 2;
+  while (s < solve_max_stages && solve_smem_bytes(s + 1, nrhs) <= solve_smem_budget) ++s;
+  return s;
+}
 /// Doubles of the inverse of a node with ntile diagonal tiles: per super-block its lower tiles, T x T each.
 inline long long presolve_inverse_size(int ntile) {
   const long long full = ntile / solve_inv_tiles, rest = ntile % solve_inv_tiles;
@@ -86,7 +124,8 @@ struct SolveNode {
 
 struct SolveTask {
   int node, blk;  ///< forward: row block; backward: tile; -1: the whole (compact) node
-  int part;       ///< backward: group of row blocks below the pivots of a partial task, or -1 (a tile task)
+  int part;       ///< backward: group of row blocks below the pivots of a partial task, or -1 (a tile task);
+                  ///< forward, a row block after the pivots: the row blocks of its row group (-1: one)
 };
 
 /// Integer state of one sweep pair, zeroed before each sweep (cudaMemsetAsync).
@@ -120,11 +159,12 @@ struct SolveArgs {
   double* vbuf;          ///< presolve: the pivot rows' reduced values, total_rows x nrhs (else unused)
   long long total_rows;
   double* part;          ///< backward partial products: slot s, column q at part + (s * solve_panel + q) * solve_tile
+  int stages;            ///< shared-memory stages of the block stream (set by the sweep launchers)
   SolveFlags flags;
   unsigned long long* trace;  ///< -DSSIDS_SOLVE_TRACE builds: solve_trace_words per ticket, or nullptr
 };
 /// Task trace words per ticket (-DSSIDS_SOLVE_TRACE builds; see solve_kernels.cu and tools/solve_trace.py).
-constexpr int solve_trace_words = 6;
+constexpr int solve_trace_words = 8;
 
 void launch_forward_sweep(const SolveArgs& a, cudaStream_t s);
 void launch_backward_sweep(const SolveArgs& a, cudaStream_t s);

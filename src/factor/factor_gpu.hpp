@@ -34,6 +34,10 @@ void solve_gpu(const NumericFactors& f, SolveJob job, int nrhs, double* x, offse
 /// compare them) and the benchmarks time both. Returns the previous value. Process-wide: set it before
 /// factorizing, not while another thread factorizes.
 int set_solve_compact_blocks(int blocks);
+/// Row blocks after a node's pivots that one forward task of the GPU solve takes (a "row group"), for the
+/// solve plans built from now on; clamped to [1, solve_row_group], 1 gives one task per row block. Bitwise the
+/// same solutions either way; returns the previous value; process-wide, like set_solve_compact_blocks.
+int set_solve_row_group(int blocks);
 /// Tasks of the forward and the backward sweep in the solve plan of GPU-resident factors ({0, 0} if none).
 std::pair<int, int> solve_task_counts(const NumericFactors& f);
 
