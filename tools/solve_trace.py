@@ -71,7 +71,9 @@ for sw in ("fwd", "bwd"):
     sel = node == root
     print(f" biggest root node {root} m={m[root]} ne={ne[root]}: tasks {sel.sum()} start {st[sel].min()/1e3:.1f} end {en[sel].max()/1e3:.1f} us")
     # chain: per tile end time of tile tasks of the root (part == -1 for bwd)
-    if sw == "fwd":
+    if (blk[sel] < 0).any():
+        print("  (a compact root: one task per sweep)")
+    elif sw == "fwd":
         sr = np.where(sel)[0]; order = np.argsort(blk[sr])
         e = en[sr][order]; b = blk[sr][order]
         nt = (ne[root] + 63)//64
