@@ -1343,6 +1343,87 @@ TEST_SUITE("gpu") {
     g.compare("update: C", c);
   }
 
+  TEST_CASE("GPU kernels: the tensor-core update matches the update twin to rounding - tiles of 64 and 128") {
+    if (!need_gpu()) return;
+    std::mt19937_64 rng(5401);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int bm : {64, 128})
+      for (int nrow : boundary_sizes)
+        for (int ncol : boundary_sizes)
+          if (ncol <= nrow) {
+            long long brute = 0;  // lower tiles: (ti, tj) with ti >= tj
+            for (int tj = 0; tj * bm < ncol; ++tj)
+              for (int ti = tj; ti * bm < nrow; ++ti) ++brute;
+            CHECK(update_mma_tiles(nrow, ncol, bm) == brute);
+          }
+    // regions straddling both tile sizes and the 16-column stages of the inner dimension
+    const int ld = 320, kmax = 150;
+    std::vector<double> l(static_cast<std::size_t>(ld) * kmax), w(static_cast<std::size_t>(ld) * kmax);
+    for (auto& x : l) x = u(rng);
+    for (auto& x : w) x = u(rng);
+    std::vector<std::array<int, 3>> shapes;
+    for (int nrow : {1, 33, 64, 65, 127, 128, 129, 257, 300})
+      for (int ncol : {1, 17, 64, 65, 128, 129, 200})
+        if (ncol <= nrow) shapes.push_back({nrow, ncol, 1 + static_cast<int>(rng() % kmax)});
+    long long c_size = 0;
+    for (const auto& sh : shapes) c_size += static_cast<long long>(ld) * sh[1];
+    std::vector<double> c0(static_cast<std::size_t>(c_size));
+    for (auto& x : c0) x = u(rng);
+    const int default_shape = update_mma_shape();
+    for (int bm : {64, 128})
+      for (int shape = 0; shape < 4; ++shape) {
+        std::vector<double> c = c0;
+        std::vector<UpdateTask> up;
+        long long co = 0, ntiles = 0, ntiles_twin = 0;
+        for (const auto& sh : shapes) {
+          UpdateTask t{};
+          t.c = c.data() + co;
+          t.l = l.data();
+          t.w = w.data();
+          t.ldc = ld;
+          t.ldl = ld;
+          t.ldw = ld;
+          t.nrow = sh[0];
+          t.ncol = sh[1];
+          t.kdim = sh[2];
+          t.tile_begin = ntiles;
+          ntiles += update_mma_tiles(sh[0], sh[1], bm);
+          up.push_back(t);
+          co += static_cast<long long>(ld) * sh[1];
+        }
+        Gpu g;
+        g.context = "tensor-core update, tiles of " + std::to_string(bm) + ", mma shape " + std::to_string(shape);
+        g.put(l);
+        g.put(w);
+        g.put(c);
+        std::vector<UpdateTask> du = up;
+        for (auto& t : du) {
+          t.c = g.dev(t.c);
+          t.l = g.dev(t.l);
+          t.w = g.dev(t.w);
+        }
+        set_update_mma_shape(shape);
+        launch_update_mma(g.put(du), static_cast<int>(up.size()), ntiles, bm, nullptr);
+        g.sync("update_mma");
+        set_update_mma_shape(default_shape);
+        std::vector<double> got(c.size());
+        REQUIRE(cudaMemcpy(got.data(), g.dev(c.data()), c.size() * sizeof(double), cudaMemcpyDeviceToHost) ==
+                cudaSuccess);
+        for (auto& t : up) t.tile_begin = ntiles_twin, ntiles_twin += twin_update_tiles(t.nrow, t.ncol);
+        twin_update(up.data(), static_cast<int>(up.size()), ntiles_twin);
+        // |C - L W^T| <= 1 + kmax: rounding of sums of at most kmax products of entries in [-1, 1]
+        double err = 0.0;
+        std::size_t changed_outside = 0;
+        for (std::size_t i = 0; i < c.size(); ++i) {
+          err = std::max(err, std::fabs(got[i] - c[i]));
+          if (c[i] == c0[i] && got[i] != c0[i]) ++changed_outside;  // the twin left it: outside every region
+        }
+        INFO(g.context);
+        CHECK(err <= 1e-12);
+        CHECK(changed_outside == 0);
+      }
+  }
+
   TEST_CASE("GPU kernels: init_fronts and assemble_a match their twins bitwise") {
     if (!need_gpu()) return;
     for (std::uint64_t seed : {5500u, 5501u}) {

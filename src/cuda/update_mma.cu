@@ -1,0 +1,242 @@
+// update_mma.cu — the contribution-block updates C -= L W^T (lower triangles of a level's regions) on the FP64
+// tensor cores, all regions of a level in one launch.
+//
+// cuBLAS's grouped DGEMM runs these at about half of DGEMM's rate (bench_level_update, H200: ~30 against
+// ~60 TFlop/s on the same shapes), and one plain DGEMM per piece costs a launch each. Here one thread block
+// computes one BM x BM tile of one region's lower triangle (tiles above the diagonal are not computed, the
+// strict upper part of a diagonal tile is not written): the inner dimension is streamed through STAGES
+// shared-memory stages of BK columns by cp.async, each warp holds a (BM / WARPS_M) x (BM / WARPS_N) block of
+// the product in registers and multiplies with mma.sync on doubles. Every entry is summed over k in the same
+// order on every run, so the result is bitwise reproducible; it is not bitwise the sum of update_kernel (the
+// tensor cores round their partial sums their own way), so its tests compare with a tolerance.
+//
+// Not used by the factorization yet: bench_level_update measures it against cuBLAS on the levels of a
+// problem (H200, session 10: bitwise the results of cuBLAS's grouped DGEMM, 26.5 against 24.5 TFlop/s over
+// the levels of gen:laplace3d:80, behind the hybrid of factor_gpu.cu's run_updates at 29.6). What it lacks
+// for DGEMM's rate is in bench/NOTES.md.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/front_kernels.cuh"
+
+
+namespace ssids {
+namespace detail {
+namespace gpu {
+
+namespace {
+
+constexpr int mma_bk = 16;      ///< inner-dimension columns per shared-memory stage
+constexpr int mma_stages = 3;   ///< stages in flight
+constexpr int mma_pad = 8;      ///< row padding of a stage: 4 consecutive k rows hit disjoint bank halves
+
+__device__ __forceinline__ void cp_async8(double* dst, const double* src, bool valid) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  const int n = valid ? 8 : 0;  // 0 bytes read: the destination is zero-filled
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(n) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/// acc (16 x 8, four doubles per thread) += A (16 x 4k) B (4k x 8) over K4 steps of 4: a[s][0] row g, a[s][1]
+/// row g + 8 of step s (column t), b[s] row t of step s (column g); g = lane / 4, t = lane % 4.
+/// SHAPE 0: mma.m8n8k4 (sm_80), 1: m16n8k4, 2: m16n8k8, 3: m16n8k16 (sm_90; m8n8k4 below that).
+template <int K4, int SHAPE>
+__device__ __forceinline__ void mma_16x8(double (&acc)[4], const double (&a)[K4][2], const double (&b)[K4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int shape = SHAPE;
+#else
+  constexpr int shape = 0;
+#endif
+  if constexpr (shape == 0) {
+#pragma unroll
+  for (int s = 0; s < K4; ++s) {
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                 : "+d"(acc[0]), "+d"(acc[1])
+                 : "d"(a[s][0]), "d"(b[s]));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                 : "+d"(acc[2]), "+d"(acc[3])
+                 : "d"(a[s][1]), "d"(b[s]));
+  }
+  } else if constexpr (shape == 1) {
+#pragma unroll
+  for (int s = 0; s < K4; ++s)
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
+                 : "d"(a[s][0]), "d"(a[s][1]), "d"(b[s]));
+  } else if constexpr (shape == 2) {
+  static_assert(K4 % 2 == 0, "m16n8k8 takes two steps of 4");
+#pragma unroll
+  for (int s = 0; s < K4; s += 2)
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
+                 : "d"(a[s][0]), "d"(a[s][1]), "d"(a[s + 1][0]), "d"(a[s + 1][1]), "d"(b[s]), "d"(b[s + 1]));
+  } else {
+  static_assert(K4 % 4 == 0, "m16n8k16 takes four steps of 4");
+#pragma unroll
+  for (int s = 0; s < K4; s += 4)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+                 : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
+                 : "d"(a[s][0]), "d"(a[s][1]), "d"(a[s + 1][0]), "d"(a[s + 1][1]), "d"(a[s + 2][0]),
+                   "d"(a[s + 2][1]), "d"(a[s + 3][0]), "d"(a[s + 3][1]), "d"(b[s]), "d"(b[s + 1]), "d"(b[s + 2]),
+                   "d"(b[s + 3]));
+  }
+}
+
+/// One BM x BM lower tile per block: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BM/WARPS_N) block.
+template <int BM, int WARPS_M, int WARPS_N, int SHAPE>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N) update_mma_kernel(const UpdateTask* tasks, int ntasks) {
+  constexpr int threads = 32 * WARPS_M * WARPS_N;
+  constexpr int WM = BM / WARPS_M, WN = BM / WARPS_N;  // warp block
+  constexpr int MT = WM / 16, NT = WN / 8;             // 16 x 8 products per warp
+  constexpr int ld = BM + mma_pad;                     // a stage holds BK rows (k) of BM entries
+  constexpr int K4 = mma_bk / 4;
+  static_assert(WM % 16 == 0 && WN % 8 == 0, "warp block");
+  static_assert((BM * mma_bk) % threads == 0, "stage copy");
+  extern __shared__ double smem[];
+  double* sa = smem;                                   // [stages][BK][ld]: rows of L
+  double* sb = smem + mma_stages * mma_bk * ld;        // [stages][BK][ld]: rows of W
+
+  // the task and the tile (ti, tj), ti >= tj, of this block (tiles of a region column by column)
+  const long long bid = blockIdx.x;
+  int lo = 0, hi = ntasks - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (tasks[mid].tile_begin <= bid) lo = mid;
+    else hi = mid - 1;
+  }
+  const UpdateTask t = tasks[lo];
+  long long local = bid - t.tile_begin;
+  const int nti = (t.nrow + BM - 1) / BM;
+  int tj = 0;
+  while (local >= nti - tj) {
+    local -= nti - tj;
+    ++tj;
+  }
+  const int i0 = (tj + static_cast<int>(local)) * BM, j0 = tj * BM;
+
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int wm = warp % WARPS_M, wn = warp / WARPS_M;
+  const int g = lane / 4, tq = lane % 4;
+
+  // stage copies: consecutive threads take consecutive rows of one k column (coalesced)
+  auto load_stage = [&](int stage, int k0) {
+    double* da = sa + stage * mma_bk * ld;
+    double* db = sb + stage * mma_bk * ld;
+#pragma unroll
+    for (int q = 0; q < BM * mma_bk / threads; ++q) {
+      const int e = tid + q * threads, r = e % BM, kk = e / BM;
+      const int gk = k0 + kk, gi = i0 + r, gj = j0 + r;
+      const bool kin = gk < t.kdim;
+      const bool ain = kin && gi < t.nrow, bin = kin && gj < t.ncol;
+      cp_async8(da + kk * ld + r, ain ? t.l + gi + static_cast<long long>(gk) * t.ldl : t.l, ain);
+      cp_async8(db + kk * ld + r, bin ? t.w + gj + static_cast<long long>(gk) * t.ldw : t.w, bin);
+    }
+  };
+
+  double acc[MT][NT][4];
+#pragma unroll
+  for (int a = 0; a < MT; ++a)
+#pragma unroll
+    for (int b = 0; b < NT; ++b)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) acc[a][b][c] = 0.0;
+
+  const int nk = (t.kdim + mma_bk - 1) / mma_bk;
+#pragma unroll
+  for (int s = 0; s < mma_stages - 1; ++s) {
+    if (s < nk) load_stage(s, s * mma_bk);
+    cp_async_commit();
+  }
+  for (int it = 0; it < nk; ++it) {
+    cp_async_wait<mma_stages - 2>();
+    __syncthreads();  // stage it is in; every warp is done with stage it - 1, which is refilled next
+    const int nxt = it + mma_stages - 1;
+    if (nxt < nk) load_stage(nxt % mma_stages, nxt * mma_bk);
+    cp_async_commit();
+    const double* da = sa + (it % mma_stages) * mma_bk * ld + wm * WM + g;
+    const double* db = sb + (it % mma_stages) * mma_bk * ld + wn * WN + g;
+    double bf[NT][K4];
+#pragma unroll
+    for (int b = 0; b < NT; ++b)
+#pragma unroll
+      for (int s = 0; s < K4; ++s) bf[b][s] = db[(4 * s + tq) * ld + 8 * b];
+#pragma unroll
+    for (int a = 0; a < MT; ++a) {
+      double af[K4][2];
+#pragma unroll
+      for (int s = 0; s < K4; ++s) {
+        af[s][0] = da[(4 * s + tq) * ld + 16 * a];
+        af[s][1] = da[(4 * s + tq) * ld + 16 * a + 8];
+      }
+#pragma unroll
+      for (int b = 0; b < NT; ++b) mma_16x8<K4, SHAPE>(acc[a][b], af, bf[b]);
+    }
+  }
+  cp_async_wait<0>();
+
+  // C -= acc on the region's lower triangle
+#pragma unroll
+  for (int a = 0; a < MT; ++a)
+#pragma unroll
+    for (int b = 0; b < NT; ++b)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int i = i0 + wm * WM + 16 * a + g + (c >= 2 ? 8 : 0);
+        const int j = j0 + wn * WN + 8 * b + 2 * tq + (c & 1);
+        if (i < t.nrow && j < t.ncol && i >= j) t.c[i + static_cast<long long>(j) * t.ldc] -= acc[a][b][c];
+      }
+}
+
+template <int BM, int WARPS_M, int WARPS_N, int SHAPE>
+void launch_mma(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s) {
+  constexpr int smem = 2 * mma_stages * mma_bk * (BM + mma_pad) * static_cast<int>(sizeof(double));
+  auto kernel = update_mma_kernel<BM, WARPS_M, WARPS_N, SHAPE>;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+             "cudaFuncSetAttribute (update_mma_kernel)");
+  kernel<<<static_cast<unsigned>(ntiles), 32 * WARPS_M * WARPS_N, smem, s>>>(tasks, ntasks);
+  check_launch("update_mma_kernel");
+}
+
+template <int SHAPE>
+void launch_shape(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s) {
+  if (bm == 128) launch_mma<128, 2, 4, SHAPE>(tasks, ntasks, ntiles, s);
+  else launch_mma<64, 2, 2, SHAPE>(tasks, ntasks, ntiles, s);
+}
+
+int mma_shape = 1;  // m16n8k4: the fastest of the four on the H200 (bench_level_update --mma-shape)
+
+}  // namespace
+
+long long update_mma_tiles(int nrow, int ncol, int bm) {
+  if (nrow <= 0 || ncol <= 0) return 0;
+  const long long nti = (nrow + bm - 1) / bm, ntj = (ncol + bm - 1) / bm;
+  long long n = 0;
+  for (long long tj = 0; tj < ntj; ++tj) n += nti - tj;
+  return n;
+}
+
+void launch_update_mma(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s) {
+  if (ntasks == 0 || ntiles == 0) return;
+  switch (mma_shape) {
+    case 1: launch_shape<1>(tasks, ntasks, ntiles, bm, s); break;
+    case 2: launch_shape<2>(tasks, ntasks, ntiles, bm, s); break;
+    case 3: launch_shape<3>(tasks, ntasks, ntiles, bm, s); break;
+    default: launch_shape<0>(tasks, ntasks, ntiles, bm, s);
+  }
+}
+
+void set_update_mma_shape(int shape) { mma_shape = std::clamp(shape, 0, 3); }
+int update_mma_shape() { return mma_shape; }
+
+}  // namespace gpu
+}  // namespace detail
+}  // namespace ssids
