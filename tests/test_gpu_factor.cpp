@@ -131,6 +131,20 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("GPU: big contribution updates (plain DGEMMs on side streams beside the grouped call) - exact inertia - bitwise repeats") {
+    if (!need_gpu()) return;
+    // gen:laplace3d:44 is the smallest cube whose updates have several pieces big enough for the plain
+    // calls (4 with the default analysis: more than there are side streams)
+    auto a = generate_laplace3d(44, 0.9);
+    auto c = compare(a, Options(), Mode::indefinite, 1);
+    CHECK(c.gpu.inform.num_neg == laplace3d_num_neg(44, 0.9));
+    CHECK(c.gpu.inform.num_neg == c.cpu.inform.num_neg);
+    CHECK(c.gpu.backward_error < 1e-13);
+    auto r2 = ssids_test::run_pipeline(a, gpu_options(), Mode::indefinite, 1);
+    CHECK(ssids_test::hash_factors(c.gpu.factors) == ssids_test::hash_factors(r2.factors));
+    CHECK(ssids_test::hash_doubles(c.gpu.x.data(), c.gpu.x.size()) == ssids_test::hash_doubles(r2.x.data(), r2.x.size()));
+  }
+
   TEST_CASE("GPU: positive-definite mode and its error") {
     if (!need_gpu()) return;
     auto a = generate_laplace3d(14);

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "cuda/cuda_check.hpp"
@@ -48,6 +49,7 @@ class Event {
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   void record(cudaStream_t s) { check_cuda(cudaEventRecord(e_, s), "cudaEventRecord"); }
+  cudaEvent_t get() const { return e_; }
   /// Seconds from `from` to this event (both recorded and complete).
   double since(const Event& from) const {
     float ms = 0.0f;
@@ -148,6 +150,21 @@ class Blas {
 /// few dozen 64x64 tiles of work; to be tuned by measurement.
 constexpr long long cublas_min_area = 512LL * 256;
 
+/// Pieces of an update at least plain_gemm_min in both dimensions and of at least plain_gemm_work
+/// multiply-adds go to a plain cublasDgemm of their own on a side stream; the others to one grouped call.
+/// cuBLAS's grouped DGEMM runs at about half of DGEMM's rate on these shapes (bench_level_update, H200: 28-30
+/// against 55-60 TFlop/s); a plain call costs a launch, which the work bound keeps small against the call
+/// (0.5 GFlop, ~10 us at 50 TFlop/s). 512 and 2.5e8 measured best of 512-1024 and 2.5e8-4e9 (bench/NOTES.md,
+/// session 10).
+#ifndef SSIDS_PLAIN_GEMM_MIN
+#define SSIDS_PLAIN_GEMM_MIN 512
+#endif
+#ifndef SSIDS_PLAIN_GEMM_WORK
+#define SSIDS_PLAIN_GEMM_WORK 2.5e8
+#endif
+constexpr int plain_gemm_min = SSIDS_PLAIN_GEMM_MIN;
+constexpr double plain_gemm_work = SSIDS_PLAIN_GEMM_WORK;
+
 /// Candidate columns per block of the two-level dense factorization (see the window loop). 256, 512 and
 /// 1024 gave the same time on gen:laplace3d:80 (H200, bench/NOTES.md); the smallest exercises the deferred
 /// updates on the most fronts.
@@ -162,13 +179,51 @@ struct GemmArrays {
   Vector<cublasOperation_t> ta, tb;
 };
 
+/// Side streams, each with its own cuBLAS handle (and so its own work space), for the big pieces of the
+/// updates; created on first use. fork() makes them wait for the main stream's work so far, join() makes
+/// the main stream wait for theirs.
+class SideBlas {
+ public:
+#ifndef SSIDS_SIDE_STREAMS
+#define SSIDS_SIDE_STREAMS 3
+#endif
+  static constexpr int count = SSIDS_SIDE_STREAMS;
+  void fork(cudaStream_t main) {
+    if (streams_.empty()) {
+      for (int i = 0; i < count; ++i) {
+        streams_.push_back(std::make_unique<Stream>());
+        blas_.push_back(std::make_unique<Blas>(streams_.back()->get()));
+        done_.push_back(std::make_unique<Event>());
+      }
+    }
+    start_.record(main);
+    for (auto& s : streams_) check_cuda(cudaStreamWaitEvent(s->get(), start_.get(), 0), "cudaStreamWaitEvent");
+  }
+  void join(cudaStream_t main) {
+    for (int i = 0; i < count; ++i) {
+      done_[i]->record(streams_[i]->get());
+      check_cuda(cudaStreamWaitEvent(main, done_[i]->get(), 0), "cudaStreamWaitEvent");
+    }
+  }
+  cublasHandle_t handle(int i) const { return blas_[i % count]->get(); }
+
+ private:
+  std::vector<std::unique_ptr<Stream>> streams_;
+  std::vector<std::unique_ptr<Blas>> blas_;
+  std::vector<std::unique_ptr<Event>> done_;
+  Event start_;
+};
+
 /// C -= L W^T on the lower triangle of every task's region: big regions through cuBLAS, the others through
-/// update_kernel in one launch. A big region is cut into blocks of cb_gemm_col_block columns, each updated
-/// from its first column's row down (a lower trapezoid); all blocks of the call go to cuBLAS in one grouped
-/// call (one group per block), which bench_level_update measured 1.4x faster than one call per block on
-/// gen:laplace3d:80 (H200). Both paths are deterministic for a given GPU, sizes and library build.
+/// update_kernel in one launch. A big region is cut into pieces: the rectangle below its top square, and the
+/// square's lower triangle halved recursively (at multiples of cb_gemm_col_block) into rectangles, down to
+/// its diagonal blocks of cb_gemm_col_block columns, which are computed whole (so every column is written
+/// from the top of its cb_gemm_col_block block down, as zero_fronts expects). Big pieces (plain_gemm_min,
+/// plain_gemm_work) go to plain cublasDgemm calls on the side streams, the others to one
+/// grouped call (one group per piece) on the main stream at the same time. Every entry is computed by one
+/// call of fixed shape, so the result is deterministic for a given GPU, sizes and library build.
 void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dupd, GemmArrays& ga, const Blas& blas,
-                 cudaStream_t st) {
+                 SideBlas& side, cudaStream_t st) {
   Vector<UpdateTask> small;
   long long ntiles = 0;
   Vector<double*>& a = ga.host;
@@ -180,18 +235,43 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dupd, 
   ga.ldb.clear();
   ga.ldc.clear();
   Vector<double*> bp, cp;
+  struct Piece {
+    const UpdateTask* u;
+    int r, c, mr, nc;  // C(r:r+mr, c:c+nc) -= L(r:r+mr, :) W(c:c+nc, :)^T in the region
+  };
+  Vector<Piece> plain;
+  auto piece = [&](const UpdateTask& u, int r, int c, int mr, int nc) {
+    if (mr <= 0 || nc <= 0) return;
+    if (mr >= plain_gemm_min && nc >= plain_gemm_min && static_cast<double>(mr) * nc * u.kdim >= plain_gemm_work) {
+      plain.push_back(Piece{&u, r, c, mr, nc});
+      return;
+    }
+    ga.m.push_back(mr);
+    ga.n.push_back(nc);
+    ga.k.push_back(u.kdim);
+    ga.lda.push_back(u.ldl);
+    ga.ldb.push_back(u.ldw);
+    ga.ldc.push_back(u.ldc);
+    a.push_back(const_cast<double*>(u.l) + r);
+    bp.push_back(const_cast<double*>(u.w) + c);
+    cp.push_back(u.c + r + static_cast<long long>(c) * u.ldc);
+  };
+  Vector<std::pair<int, int>> todo;
   for (const UpdateTask& u : upd) {
     if (static_cast<long long>(u.nrow) * u.ncol >= cublas_min_area && u.kdim > 0) {
-      for (int j0 = 0; j0 < u.ncol; j0 += cb_gemm_col_block) {
-        ga.m.push_back(u.nrow - j0);
-        ga.n.push_back(std::min(cb_gemm_col_block, u.ncol - j0));
-        ga.k.push_back(u.kdim);
-        ga.lda.push_back(u.ldl);
-        ga.ldb.push_back(u.ldw);
-        ga.ldc.push_back(u.ldc);
-        a.push_back(const_cast<double*>(u.l) + j0);
-        bp.push_back(const_cast<double*>(u.w) + j0);
-        cp.push_back(u.c + j0 + static_cast<long long>(j0) * u.ldc);
+      piece(u, u.ncol, 0, u.nrow - u.ncol, u.ncol);
+      todo.assign(1, {0, u.ncol});
+      while (!todo.empty()) {
+        const auto [o, n] = todo.back();
+        todo.pop_back();
+        if (n <= cb_gemm_col_block) {
+          piece(u, o, o, n, n);
+          continue;
+        }
+        const int h = (n / 2 + cb_gemm_col_block - 1) / cb_gemm_col_block * cb_gemm_col_block;
+        piece(u, o + h, o, n - h, h);
+        todo.push_back({o, h});
+        todo.push_back({o + h, n - h});
       }
     } else {
       UpdateTask t = u;
@@ -200,9 +280,20 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dupd, 
       small.push_back(t);
     }
   }
+  const double minus_one = -1.0, one = 1.0;
+  if (!plain.empty()) {
+    side.fork(st);
+    for (size_t i = 0; i < plain.size(); ++i) {
+      const Piece& q = plain[i];
+      const UpdateTask& u = *q.u;
+      Blas::check_cublas(cublasDgemm(side.handle(static_cast<int>(i)), CUBLAS_OP_N, CUBLAS_OP_T, q.mr, q.nc, u.kdim,
+                                     &minus_one, u.l + q.r, u.ldl, u.w + q.c, u.ldw, &one,
+                                     u.c + q.r + static_cast<long long>(q.c) * u.ldc, u.ldc),
+                         "cublasDgemm (update)");
+    }
+  }
   const size_t nb = ga.m.size();
   if (nb > 0) {
-    const double minus_one = -1.0, one = 1.0;
 #if CUBLAS_VERSION >= 120500
     a.insert(a.end(), bp.begin(), bp.end());
     a.insert(a.end(), cp.begin(), cp.end());
@@ -225,9 +316,11 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dupd, 
                          "cublasDgemm (update)");
 #endif
   }
-  if (small.empty()) return;
-  dupd.upload(small.data(), small.size(), st);
-  launch_update(dupd.get(), static_cast<int>(small.size()), ntiles, st);
+  if (!small.empty()) {
+    dupd.upload(small.data(), small.size(), st);
+    launch_update(dupd.get(), static_cast<int>(small.size()), ntiles, st);
+  }
+  if (!plain.empty()) side.join(st);
 }
 
 /// Largest per-level sizes of the buffers the level loop uses (before delays).
@@ -310,6 +403,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   const cudaStream_t st = stream.get();
   auto gs = gpu_symbolic(sym, st);
   Blas blas(st);
+  SideBlas side_blas;
   const bool posdef = mode == Mode::posdef;
   DenseParams prm;
   prm.u = posdef ? 0.0 : std::min(0.5, std::max(0.0, options.u));
@@ -398,7 +492,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       long long max_entries = 0;
       for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
       launch_form_w(dFormW.get(), static_cast<int>(formw.size()), max_entries, st);
-      run_updates(upd, dUpd, gemm_arrays, blas, st);
+      run_updates(upd, dUpd, gemm_arrays, blas, side_blas, st);
     }
     formw.clear();
     upd.clear();
@@ -681,16 +775,20 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     t_other += ev_copied.since(ev_updated);
     if (options.print_level >= 3) {
       int mmax = 0, pmax = 0;
-      for (const auto& fd : fronts) {
+      double upd_flops = 0.0;  // the contribution updates' flops (lower triangles: k (m - p)^2 per front)
+      for (index_t f = 0; f < nf; ++f) {
+        const FrontDesc& fd = fronts[f];
         mmax = std::max(mmax, fd.m);
         pmax = std::max(pmax, fd.p);
+        upd_flops += static_cast<double>(kk[f]) * (fd.m - fd.p) * (fd.m - fd.p);
       }
       std::fprintf(stderr, "ssids gpu factor: level %d: %d fronts, largest m %d, p %d; %lld window steps; wall %.3f ms, "
-                   "device assembly %.3f, dense %.3f (factor_window %.3f, apply_window %.3f, commit_window %.3f), update %.3f, "
-                   "other %.3f ms\n", static_cast<int>(lev), static_cast<int>(nf), mmax, pmax, n_steps - steps_before,
+                   "device assembly %.3f, dense %.3f (factor_window %.3f, apply_window %.3f, commit_window %.3f), update %.3f "
+                   "(%.0f GFlop/s), other %.3f ms\n", static_cast<int>(lev), static_cast<int>(nf), mmax, pmax, n_steps - steps_before,
                    1e3 * secs(lev_t0, clock::now()), 1e3 * ev_assembled.since(ev_start), 1e3 * ev_dense.since(ev_assembled),
                    1e3 * (t_win - win_before), 1e3 * (t_apply - apply_before), 1e3 * (t_commit - commit_before),
-                   1e3 * ev_updated.since(ev_dense), 1e3 * ev_copied.since(ev_updated));
+                   1e3 * ev_updated.since(ev_dense), upd_flops / std::max(1e-9, ev_updated.since(ev_dense)) * 1e-9,
+                   1e3 * ev_copied.since(ev_updated));
     }
   }
 
