@@ -1,8 +1,7 @@
 // bench_level_update.cpp — how to run the contribution-block updates of the GPU factorization: the cuBLAS
 // part of factor_gpu.cu's run_updates (regions of at least 512 x 256), level by level, on the fronts an
-// analysis plans (no delays), with four strategies:
-//   sequential  one cublasDgemm per 512-column block of each front's lower trapezoid, in order on one
-//               stream (what run_updates does today)
+// analysis plans (no delays), with five strategies over all levels:
+//   sequential  one cublasDgemm per B-column block of each front's lower trapezoid, in order on one stream
 //   grouped     the same column blocks of a whole level in one cublasDgemmGroupedBatched call (one group per
 //               block; the pointer arrays are uploaded inside the timed region, as the library would)
 //   streams     the sequential calls spread over S streams (a cuBLAS handle each), fronts round-robin
@@ -10,17 +9,21 @@
 //   recursive   each front's lower triangle halved recursively into square-ish rectangles (the lower left
 //               quarter is one DGEMM) down to diagonal blocks of at most B columns (computed whole); all
 //               pieces of a level in one cublasDgemmGroupedBatched call
-// The data are constant (a byte pattern): only the time matters. Rates count the useful flops of the lower
-// trapezoids (Inform::num_flops' convention: p * mc^2 per front).
-// --per-level: also the grouped strategy level by level (fronts, sizes, flops, time, rate).
-// --sweep: instead of a problem, single fronts of mc x mc with p pivots over a grid of shapes: the grouped
-//          trapezoid (useful rate) and one square DGEMM of the whole mc x mc (its rate counts 2 p mc^2) —
-//          how cuBLAS's rate depends on the inner dimension p of these updates.
-// Usage: bench_level_update [--repeat R] [--streams S] [--col-block B] [--per-level] SPEC   (e.g. gen:laplace3d:80)
-//        bench_level_update [--repeat R] [--col-block B] --sweep
-// B: columns per DGEMM block of a lower trapezoid (default 512, the library's cb_gemm_col_block).
-// Medians of R timed runs (after one warm-up) of all levels, CUDA events; device named; cuBLAS DGEMM n = 8192
-// for reference.
+// L and W are random (the tensor-core kernel is compared with cuBLAS), C arbitrary: only the time matters.
+// Rates count the useful flops of the lower trapezoids (Inform::num_flops' convention: p * mc^2 per front).
+// --per-level: each level alone: grouped; B x B tiles, one group each and equal shapes merged into groups;
+//          the recursive pieces as plain calls on the streams; the tensor-core kernel (update_mma.cu, tiles of
+//          64 and 128; --mma-shape 0..3 picks the mma instruction, --check compares its lower triangles with
+//          the grouped call's); the hybrid (pieces of at least 1024 or 2048 in both dimensions as plain calls
+//          on streams 1.., the rest grouped on stream 0 at the same time); cublasDsyrkx per front.
+// --sweep: instead of a problem, single fronts of mc x mc with p pivots over a grid of shapes, as --per-level,
+//          plus one square DGEMM of the whole mc x mc (its rate counts 2 p mc^2) — how cuBLAS's rate depends
+//          on the inner dimension p of these updates.
+// Usage: bench_level_update [--repeat R] [--streams S] [--col-block B] [--per-level] [--mma-shape K] [--check] SPEC
+//        bench_level_update [--repeat R] [--col-block B] [--mma-shape K] [--check] --sweep
+// SPEC e.g. gen:laplace3d:80; B: columns per block of a lower trapezoid (default 512; the library's
+// cb_gemm_col_block is 256). Medians of R timed runs (after one warm-up), CUDA events; device named; cuBLAS DGEMM
+// n = 8192 for reference.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -13,7 +13,7 @@
 // Not used by the factorization yet: bench_level_update measures it against cuBLAS on the levels of a
 // problem (H200, session 10: bitwise the results of cuBLAS's grouped DGEMM, 26.5 against 24.5 TFlop/s over
 // the levels of gen:laplace3d:80, behind the hybrid of factor_gpu.cu's run_updates at 29.6). What it lacks
-// for DGEMM's rate is in bench/NOTES.md.
+// for DGEMM's rate is in bench/NOTES.md (session 10).
 #include <cuda_runtime.h>
 
 #include <algorithm>
