@@ -1422,6 +1422,67 @@ TEST_SUITE("gpu") {
         CHECK(err <= 1e-12);
         CHECK(changed_outside == 0);
       }
+    // full rectangles (UpdateTask::full, the pieces of a region beside cuBLAS's) mixed with lower triangles in
+    // one launch, against a plain host loop; the tiles of a full task are all of its rectangle
+    for (int bm : {64, 128}) {
+      for (int nrow : {1, 65, 129})
+        for (int ncol : {1, 64, 200})
+          CHECK(update_mma_tiles(nrow, ncol, bm, true) == ((nrow + bm - 1) / bm) * static_cast<long long>((ncol + bm - 1) / bm));
+      std::vector<double> c = c0, want = c0;
+      std::vector<UpdateTask> up;
+      long long co = 0, ntiles = 0;
+      int which = 0;
+      for (const auto& sh : shapes) {
+        if (co + static_cast<long long>(ld) * (sh[1] + 40) > static_cast<long long>(c.size())) break;
+        UpdateTask t{};
+        t.c = c.data() + co;
+        t.l = l.data();
+        t.w = w.data() + 7;  // W rows other than L's: a rectangle is not symmetric
+        t.ldc = ld;
+        t.ldl = ld;
+        t.ldw = ld;
+        t.nrow = sh[0];
+        t.ncol = std::min(sh[1] + 40, ld - 7);  // wider than tall for some
+        t.kdim = sh[2];
+        t.full = (which++ % 2 == 0) ? 1 : 0;
+        if (!t.full) t.ncol = sh[1];
+        t.tile_begin = ntiles;
+        ntiles += update_mma_tiles(t.nrow, t.ncol, bm, t.full != 0);
+        up.push_back(t);
+        for (int j = 0; j < t.ncol; ++j)
+          for (int i = t.full ? 0 : j; i < t.nrow; ++i) {
+            double sum = 0.0;
+            for (int k = 0; k < t.kdim; ++k) sum += t.l[i + static_cast<long long>(k) * ld] * t.w[j + static_cast<long long>(k) * ld];
+            want[static_cast<std::size_t>(co + i + static_cast<long long>(j) * ld)] -= sum;
+          }
+        co += static_cast<long long>(ld) * std::max(sh[1], t.ncol);
+      }
+      Gpu g;
+      g.context = "tensor-core update, full rectangles, tiles of " + std::to_string(bm);
+      g.put(l);
+      g.put(w);
+      g.put(c);
+      std::vector<UpdateTask> du = up;
+      for (auto& t : du) {
+        t.c = g.dev(c.data()) + (t.c - c.data());
+        t.l = g.dev(l.data());
+        t.w = g.dev(w.data()) + 7;
+      }
+      launch_update_mma(g.put(du), static_cast<int>(up.size()), ntiles, bm, nullptr);
+      g.sync("update_mma");
+      std::vector<double> got(c.size());
+      REQUIRE(cudaMemcpy(got.data(), g.dev(c.data()), c.size() * sizeof(double), cudaMemcpyDeviceToHost) == cudaSuccess);
+      double err = 0.0;
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        err = std::max(err, std::fabs(got[i] - want[i]));
+        if (want[i] == c0[i] && got[i] != c0[i]) ++wrong;  // written outside every task's entries
+      }
+      INFO(g.context << ": " << up.size() << " tasks");
+      CHECK(up.size() >= 10);
+      CHECK(err <= 1e-12);
+      CHECK(wrong == 0);
+    }
   }
 
   TEST_CASE("GPU kernels: init_fronts and assemble_a match their twins bitwise") {

@@ -606,12 +606,21 @@ __global__ void __launch_bounds__(256) update_kernel(const UpdateTask* tasks, in
     }
     __syncthreads();
   }
+  // all loads of C first, so that they are in flight together (a load after a store to C would wait for it)
+  double cv[4][4];
 #pragma unroll
   for (int a = 0; a < 4; ++a)
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
       const int i = i0 + tx + 16 * a, j = j0 + ty + 16 * c;
-      if (i < t.nrow && j < t.ncol && i >= j) t.c[i + static_cast<long long>(j) * t.ldc] -= acc[a][c];
+      cv[a][c] = (i < t.nrow && j < t.ncol && i >= j) ? t.c[i + static_cast<long long>(j) * t.ldc] : 0.0;
+    }
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int i = i0 + tx + 16 * a, j = j0 + ty + 16 * c;
+      if (i < t.nrow && j < t.ncol && i >= j) t.c[i + static_cast<long long>(j) * t.ldc] = cv[a][c] - acc[a][c];
     }
 }
 

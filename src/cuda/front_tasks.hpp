@@ -96,6 +96,7 @@ struct UpdateTask {
   long long tile_begin;  ///< first tile index of this task in the launch
   int ldc, ldl, ldw;
   int nrow, ncol, kdim;  ///< region rows (>= ncol), region columns, inner dimension
+  int full = 0;          ///< launch_update_mma only: 1 = the whole nrow x ncol rectangle, 0 = its lower triangle
 };
 
 /// W = L D for the pivots of a task (rows aligned with the region's columns).

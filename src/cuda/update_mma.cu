@@ -10,10 +10,9 @@
 // order on every run, so the result is bitwise reproducible; it is not bitwise the sum of update_kernel (the
 // tensor cores round their partial sums their own way), so its tests compare with a tolerance.
 //
-// Not used by the factorization yet: bench_level_update measures it against cuBLAS on the levels of a
-// problem (H200, session 10: bitwise the results of cuBLAS's grouped DGEMM, 26.5 against 24.5 TFlop/s over
-// the levels of gen:laplace3d:80, behind the hybrid of factor_gpu.cu's run_updates at 29.6). What it lacks
-// for DGEMM's rate is in bench/NOTES.md (session 10).
+// A tile may also be one of a full rectangle (UpdateTask::full: the pieces of a big region that cuBLAS does not
+// take, factor_gpu.cu's run_updates). Used by the factorization for every update that is not a plain cublasDgemm
+// piece since session 11; rates per level against cuBLAS in bench/NOTES.md (sessions 10 and 11).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,9 +27,6 @@ namespace gpu {
 
 namespace {
 
-constexpr int mma_bk = 16;      ///< inner-dimension columns per shared-memory stage
-constexpr int mma_stages = 3;   ///< stages in flight
-constexpr int mma_pad = 8;      ///< row padding of a stage: 4 consecutive k rows hit disjoint bank halves
 
 __device__ __forceinline__ void cp_async8(double* dst, const double* src, bool valid) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
@@ -56,17 +52,17 @@ __device__ __forceinline__ void mma_16x8(double (&acc)[4], const double (&a)[K4]
   if constexpr (shape == 0) {
 #pragma unroll
   for (int s = 0; s < K4; ++s) {
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
                  : "+d"(acc[0]), "+d"(acc[1])
                  : "d"(a[s][0]), "d"(b[s]));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
                  : "+d"(acc[2]), "+d"(acc[3])
                  : "d"(a[s][1]), "d"(b[s]));
   }
   } else if constexpr (shape == 1) {
 #pragma unroll
   for (int s = 0; s < K4; ++s)
-    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
                  "{%0, %1, %2, %3};\n"
                  : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
                  : "d"(a[s][0]), "d"(a[s][1]), "d"(b[s]));
@@ -74,7 +70,7 @@ __device__ __forceinline__ void mma_16x8(double (&acc)[4], const double (&a)[K4]
   static_assert(K4 % 2 == 0, "m16n8k8 takes two steps of 4");
 #pragma unroll
   for (int s = 0; s < K4; s += 2)
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
                  "{%0, %1, %2, %3};\n"
                  : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
                  : "d"(a[s][0]), "d"(a[s][1]), "d"(a[s + 1][0]), "d"(a[s + 1][1]), "d"(b[s]), "d"(b[s + 1]));
@@ -82,7 +78,7 @@ __device__ __forceinline__ void mma_16x8(double (&acc)[4], const double (&a)[K4]
   static_assert(K4 % 4 == 0, "m16n8k16 takes four steps of 4");
 #pragma unroll
   for (int s = 0; s < K4; s += 4)
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
                  "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
                  : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
                  : "d"(a[s][0]), "d"(a[s][1]), "d"(a[s + 1][0]), "d"(a[s + 1][1]), "d"(a[s + 2][0]),
@@ -91,9 +87,27 @@ __device__ __forceinline__ void mma_16x8(double (&acc)[4], const double (&a)[K4]
   }
 }
 
+/// The last task with tile_begin <= bid (tasks sorted by tile_begin), found by each warp with 32 probes per step
+/// (two or three dependent loads for a few thousand tasks instead of a dozen of a binary search).
+__device__ __forceinline__ int task_of_tile(const UpdateTask* tasks, int ntasks, long long bid) {
+  const int lane = threadIdx.x % 32;
+  int lo = 0, hi = ntasks;  // the answer is in [lo, hi)
+  while (hi - lo > 1) {
+    const long long span = hi - lo;
+    const int probe = lo + static_cast<int>(span * lane / 32);
+    const unsigned le = __ballot_sync(0xffffffffu, tasks[probe].tile_begin <= bid);  // a prefix of the lanes
+    const int last = 31 - __clz(le);  // lane 0 probes lo, which qualifies
+    const int nlo = lo + static_cast<int>(span * last / 32);
+    hi = last == 31 ? hi : lo + static_cast<int>(span * (last + 1) / 32);
+    lo = nlo;
+  }
+  return lo;
+}
+
 /// One BM x BM lower tile per block: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BM/WARPS_N) block.
-template <int BM, int WARPS_M, int WARPS_N, int SHAPE>
-__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N) update_mma_kernel(const UpdateTask* tasks, int ntasks) {
+template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kernel(const UpdateTask* tasks, int ntasks) {
+  constexpr int mma_bk = BK, mma_stages = STAGES, mma_pad = PAD;
   constexpr int threads = 32 * WARPS_M * WARPS_N;
   constexpr int WM = BM / WARPS_M, WN = BM / WARPS_N;  // warp block
   constexpr int MT = WM / 16, NT = WN / 8;             // 16 x 8 products per warp
@@ -107,21 +121,22 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N) update_mma_kernel(cons
 
   // the task and the tile (ti, tj), ti >= tj, of this block (tiles of a region column by column)
   const long long bid = blockIdx.x;
-  int lo = 0, hi = ntasks - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (tasks[mid].tile_begin <= bid) lo = mid;
-    else hi = mid - 1;
-  }
-  const UpdateTask t = tasks[lo];
+  const UpdateTask t = tasks[task_of_tile(tasks, ntasks, bid)];
   long long local = bid - t.tile_begin;
   const int nti = (t.nrow + BM - 1) / BM;
-  int tj = 0;
-  while (local >= nti - tj) {
-    local -= nti - tj;
-    ++tj;
+  int tj = 0, ti = 0;
+  if (t.full) {
+    tj = static_cast<int>(local / nti);
+    ti = static_cast<int>(local % nti);
+  } else {
+    while (local >= nti - tj) {
+      local -= nti - tj;
+      ++tj;
+    }
+    ti = tj + static_cast<int>(local);
   }
-  const int i0 = (tj + static_cast<int>(local)) * BM, j0 = tj * BM;
+  const int i0 = ti * BM, j0 = tj * BM;
+  const int jmax = t.full ? t.ncol : 0;  // entries (i, j) with i >= j, or all of a full rectangle
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int wm = warp % WARPS_M, wn = warp / WARPS_M;
@@ -164,61 +179,82 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N) update_mma_kernel(cons
     cp_async_commit();
     const double* da = sa + (it % mma_stages) * mma_bk * ld + wm * WM + g;
     const double* db = sb + (it % mma_stages) * mma_bk * ld + wn * WN + g;
-    double bf[NT][K4];
+    // k steps outermost: the MT x NT products of one step are independent, so consecutive mma instructions
+    // do not wait for each other's accumulators
+    constexpr int KS = SHAPE == 3 ? 4 : SHAPE == 2 ? 2 : 1;  // steps of 4 per instruction
 #pragma unroll
-    for (int b = 0; b < NT; ++b)
+    for (int s0 = 0; s0 < K4; s0 += KS) {
+      double bf[NT][KS], af[MT][KS][2];
 #pragma unroll
-      for (int s = 0; s < K4; ++s) bf[b][s] = db[(4 * s + tq) * ld + 8 * b];
+      for (int s = 0; s < KS; ++s) {
 #pragma unroll
-    for (int a = 0; a < MT; ++a) {
-      double af[K4][2];
+        for (int b = 0; b < NT; ++b) bf[b][s] = db[(4 * (s0 + s) + tq) * ld + 8 * b];
 #pragma unroll
-      for (int s = 0; s < K4; ++s) {
-        af[s][0] = da[(4 * s + tq) * ld + 16 * a];
-        af[s][1] = da[(4 * s + tq) * ld + 16 * a + 8];
+        for (int a = 0; a < MT; ++a) {
+          af[a][s][0] = da[(4 * (s0 + s) + tq) * ld + 16 * a];
+          af[a][s][1] = da[(4 * (s0 + s) + tq) * ld + 16 * a + 8];
+        }
       }
 #pragma unroll
-      for (int b = 0; b < NT; ++b) mma_16x8<K4, SHAPE>(acc[a][b], af, bf[b]);
+      for (int a = 0; a < MT; ++a)
+#pragma unroll
+        for (int b = 0; b < NT; ++b) mma_16x8<KS, SHAPE>(acc[a][b], af[a], bf[b]);
     }
   }
   cp_async_wait<0>();
 
-  // C -= acc on the region's lower triangle
+  // C -= acc on the region's lower triangle: all loads of a row group first, so that they are in flight together
+  // (a load after a store to C could alias it and would wait for it)
 #pragma unroll
-  for (int a = 0; a < MT; ++a)
+  for (int a = 0; a < MT; ++a) {
+    double cv[NT][4];
 #pragma unroll
     for (int b = 0; b < NT; ++b)
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         const int i = i0 + wm * WM + 16 * a + g + (c >= 2 ? 8 : 0);
         const int j = j0 + wn * WN + 8 * b + 2 * tq + (c & 1);
-        if (i < t.nrow && j < t.ncol && i >= j) t.c[i + static_cast<long long>(j) * t.ldc] -= acc[a][b][c];
+        cv[b][c] = (i < t.nrow && j < t.ncol && (i >= j || j < jmax)) ? t.c[i + static_cast<long long>(j) * t.ldc] : 0.0;
       }
+#pragma unroll
+    for (int b = 0; b < NT; ++b)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int i = i0 + wm * WM + 16 * a + g + (c >= 2 ? 8 : 0);
+        const int j = j0 + wn * WN + 8 * b + 2 * tq + (c & 1);
+        if (i < t.nrow && j < t.ncol && (i >= j || j < jmax)) t.c[i + static_cast<long long>(j) * t.ldc] = cv[b][c] - acc[a][b][c];
+      }
+  }
 }
 
-template <int BM, int WARPS_M, int WARPS_N, int SHAPE>
+template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB>
 void launch_mma(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s) {
-  constexpr int smem = 2 * mma_stages * mma_bk * (BM + mma_pad) * static_cast<int>(sizeof(double));
-  auto kernel = update_mma_kernel<BM, WARPS_M, WARPS_N, SHAPE>;
+  constexpr int smem = 2 * STAGES * BK * (BM + PAD) * static_cast<int>(sizeof(double));
+  auto kernel = update_mma_kernel<BM, WARPS_M, WARPS_N, SHAPE, PAD, BK, STAGES, MINB>;
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
              "cudaFuncSetAttribute (update_mma_kernel)");
   kernel<<<static_cast<unsigned>(ntiles), 32 * WARPS_M * WARPS_N, smem, s>>>(tasks, ntasks);
   check_launch("update_mma_kernel");
 }
 
+int mma_shape = 1;  // m16n8k4: the fastest of the four on the H200 (bench_level_update --mma-shape)
+
+// Tiles of 64: 4 warps of 32 x 32, registers bounded for 4 blocks per multiprocessor (a few bytes spilled;
+// faster than 3 blocks on levels of many small fronts). Tiles of 128: 8 warps of 64 x 32, one block per
+// multiprocessor (bounding its 212 registers to 128 spills heavily). Rows padded by 4: the 8-byte fragment
+// loads of a half-warp (4 k rows x 4 entries) hit distinct banks.
 template <int SHAPE>
 void launch_shape(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s) {
-  if (bm == 128) launch_mma<128, 2, 4, SHAPE>(tasks, ntasks, ntiles, s);
-  else launch_mma<64, 2, 2, SHAPE>(tasks, ntasks, ntiles, s);
+  if (bm == 128) launch_mma<128, 2, 4, SHAPE, 4, 16, 3, 1>(tasks, ntasks, ntiles, s);
+  else launch_mma<64, 2, 2, SHAPE, 4, 16, 3, 4>(tasks, ntasks, ntiles, s);
 }
-
-int mma_shape = 1;  // m16n8k4: the fastest of the four on the H200 (bench_level_update --mma-shape)
 
 }  // namespace
 
-long long update_mma_tiles(int nrow, int ncol, int bm) {
+long long update_mma_tiles(int nrow, int ncol, int bm, bool full) {
   if (nrow <= 0 || ncol <= 0) return 0;
   const long long nti = (nrow + bm - 1) / bm, ntj = (ncol + bm - 1) / bm;
+  if (full) return nti * ntj;
   long long n = 0;
   for (long long tj = 0; tj < ntj; ++tj) n += nti - tj;
   return n;
