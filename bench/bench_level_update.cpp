@@ -19,7 +19,10 @@
 // --sweep: instead of a problem, single fronts of mc x mc with p pivots over a grid of shapes, as --per-level,
 //          plus one square DGEMM of the whole mc x mc (its rate counts 2 p mc^2) — how cuBLAS's rate depends
 //          on the inner dimension p of these updates.
-// Usage: bench_level_update [--repeat R] [--streams S] [--col-block B] [--per-level] [--mma-shape K] [--check] SPEC
+// --min-area A: the fronts whose contribution block has at least A entries (default 512 x 256; 1: every front, as
+//          the factorization now sends every region to the tensor-core kernel); --level L: only level L of --per-level.
+// Usage: bench_level_update [--repeat R] [--streams S] [--col-block B] [--per-level] [--mma-shape K] [--check]
+//                           [--min-area A] [--level L] SPEC
 //        bench_level_update [--repeat R] [--col-block B] [--mma-shape K] [--check] --sweep
 // SPEC e.g. gen:laplace3d:80; B: columns per block of a lower trapezoid (default 512; the library's
 // cb_gemm_col_block is 256). Medians of R timed runs (after one warm-up), CUDA events; device named; cuBLAS DGEMM
@@ -66,7 +69,8 @@ struct Block {  // one column block of a front's lower trapezoid: C(j0:, j0:j0+j
   int front, j0, jb;
 };
 
-constexpr long long kMinArea = 512LL * 256;
+long long kMinArea = 512LL * 256;  // --min-area
+int only_level = -1;                // --level: only this one of --per-level
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -87,6 +91,8 @@ int main(int argc, char** argv) {
     else if (a == "--per-level") per_level = true;
     else if (a == "--sweep") sweep = true;
     else if (a == "--check") check = true;
+    else if (a == "--min-area" && i + 1 < argc) kMinArea = std::atoll(argv[++i]);
+    else if (a == "--level" && i + 1 < argc) only_level = std::atoi(argv[++i]);
     else if (a == "--mma-shape" && i + 1 < argc) ssids::detail::gpu::set_update_mma_shape(std::atoi(argv[++i]));
     else spec = a;
   }
@@ -280,6 +286,7 @@ int main(int argc, char** argv) {
     };
     auto run = [&](int strategy) {
       for (size_t li = 0; li < levels.size(); ++li) {
+        if (only_level >= 0 && static_cast<int>(li) != only_level) continue;
         const auto& fr = levels[li];
         const Plan& pl = plans[li];
         if (strategy == 0) {
@@ -331,6 +338,7 @@ int main(int argc, char** argv) {
       std::printf("  %s: fronts, largest mc, p from-to, useful flops, grouped time and rate%s\n",
                   sweep ? "shape" : "level", sweep ? "; one square DGEMM of mc x mc (2 p mc^2 flops)" : "");
       for (size_t li = 0; li < levels.size(); ++li) {
+        if (only_level >= 0 && static_cast<int>(li) != only_level) continue;
         const auto& fr = levels[li];
         int mcmax = 0, pmin = 1 << 30, pmax = 0;
         double fl = 0.0;
@@ -412,7 +420,7 @@ int main(int argc, char** argv) {
                   big = std::max(big, std::fabs(c1[at]));
                 }
           }
-          std::printf("  mma%d %6.0f GFlop/s", bm, fl / tk_t * 1e-9);
+          std::printf("  mma%d %6.0f GFlop/s (%lld tiles)", bm, fl / tk_t * 1e-9, ntiles);
           if (check) std::printf(" (diff %.1e of %.1e)", err, big);
         }
         // cublasDsyrkx per front (the lower triangle of L W^T, symmetric), fronts round-robin over the streams

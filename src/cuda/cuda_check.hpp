@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -100,8 +101,10 @@ class DeviceBuffer {
     p_ = q;
     cap_ = n;
   }
+  /// Copies n elements from the host (stream-ordered); a buffer that must grow grows by at least half, so that
+  /// task arrays uploaded level after level are not reallocated (cudaFree synchronizes the device) every time.
   void upload(const T* host, std::size_t n, cudaStream_t s) {
-    reserve_discard(n);
+    reserve_discard(cap_ > 0 && n > cap_ ? std::max(n, cap_ + cap_ / 2) : n);
     if (n) check_cuda(cudaMemcpyAsync(p_, host, n * sizeof(T), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
   }
   void swap(DeviceBuffer& o) noexcept {

@@ -145,39 +145,24 @@ class Blas {
   cublasHandle_t h_ = nullptr;
 };
 
-/// Regions at least this big (rows x columns) are updated by cuBLAS DGEMM (FP64 tensor cores), smaller ones
-/// by our batched tile kernel (one launch for all of them). Chosen so that a region gives cuBLAS at least a
-/// few dozen 64x64 tiles of work; to be tuned by measurement.
-constexpr long long cublas_min_area = 512LL * 256;
-
 /// Pieces of an update at least plain_gemm_min in both dimensions and of at least plain_gemm_work
-/// multiply-adds go to a plain cublasDgemm of their own on a side stream; the others to one grouped call.
-/// cuBLAS's grouped DGEMM runs at about half of DGEMM's rate on these shapes (bench_level_update, H200: 28-30
-/// against 55-60 TFlop/s); a plain call costs a launch, which the work bound keeps small against the call
-/// (0.5 GFlop, ~10 us at 50 TFlop/s). 512 and 2.5e8 measured best of 512-1024 and 2.5e8-4e9 (bench/NOTES.md,
-/// session 10).
+/// multiply-adds go to a plain cublasDgemm of their own on a side stream; the others to the tensor-core kernel.
+/// A plain call runs at DGEMM's rate but costs a launch and fills the GPU only when big: 2e9 measured best of
+/// 2.5e8-5e9 on gen:laplace3d:80 and gen:stokes3d:51 (bench/NOTES.md, session 11), where only the top levels'
+/// fronts have such pieces.
 #ifndef SSIDS_PLAIN_GEMM_MIN
 #define SSIDS_PLAIN_GEMM_MIN 512
 #endif
 #ifndef SSIDS_PLAIN_GEMM_WORK
-#define SSIDS_PLAIN_GEMM_WORK 2.5e8
+#define SSIDS_PLAIN_GEMM_WORK 2e9
 #endif
-constexpr int plain_gemm_min = SSIDS_PLAIN_GEMM_MIN;
-constexpr double plain_gemm_work = SSIDS_PLAIN_GEMM_WORK;
+int plain_gemm_min = SSIDS_PLAIN_GEMM_MIN;         // set_gpu_plain_gemm_bounds
+double plain_gemm_work = SSIDS_PLAIN_GEMM_WORK;
 
 /// Candidate columns per block of the two-level dense factorization (see the window loop). 256, 512 and
 /// 1024 gave the same time on gen:laplace3d:80 (H200, bench/NOTES.md); the smallest exercises the deferred
 /// updates on the most fronts.
 constexpr int outer_block = 256;
-
-/// The device arrays of pointers of the grouped DGEMM calls (kept between calls).
-struct GemmArrays {
-  Vector<double*> host;  ///< A pointers, then B, then C (3 x number of blocks)
-  DeviceBuffer<double*> dev;
-  Vector<int> m, n, k, lda, ldb, ldc, group_size;
-  Vector<double> alpha, beta;
-  Vector<cublasOperation_t> ta, tb;
-};
 
 /// Side streams, each with its own cuBLAS handle (and so its own work space), for the big pieces of the
 /// updates; created on first use. fork() makes them wait for the main stream's work so far, join() makes
@@ -188,14 +173,18 @@ class SideBlas {
 #define SSIDS_SIDE_STREAMS 3
 #endif
   static constexpr int count = SSIDS_SIDE_STREAMS;
-  void fork(cudaStream_t main) {
-    if (streams_.empty()) {
-      for (int i = 0; i < count; ++i) {
-        streams_.push_back(std::make_unique<Stream>());
-        blas_.push_back(std::make_unique<Blas>(streams_.back()->get()));
-        done_.push_back(std::make_unique<Event>());
-      }
+  /// Creates the streams and handles (cublasCreate takes about a millisecond: done before the level loop when
+  /// the analysis plans fronts big enough for plain pieces, else on first use).
+  void create() {
+    if (!streams_.empty()) return;
+    for (int i = 0; i < count; ++i) {
+      streams_.push_back(std::make_unique<Stream>());
+      blas_.push_back(std::make_unique<Blas>(streams_.back()->get()));
+      done_.push_back(std::make_unique<Event>());
     }
+  }
+  void fork(cudaStream_t main) {
+    create();
     start_.record(main);
     for (auto& s : streams_) check_cuda(cudaStreamWaitEvent(s->get(), start_.get(), 0), "cudaStreamWaitEvent");
   }
@@ -214,70 +203,70 @@ class SideBlas {
   Event start_;
 };
 
-/// C -= L W^T on the lower triangle of every task's region: big regions through cuBLAS, the others through
-/// update_kernel in one launch. A big region is cut into pieces: the rectangle below its top square, and the
-/// square's lower triangle halved recursively (at multiples of cb_gemm_col_block) into rectangles, down to
-/// its diagonal blocks of cb_gemm_col_block columns, which are computed whole (so every column is written
-/// from the top of its cb_gemm_col_block block down, as zero_fronts expects). Big pieces (plain_gemm_min,
-/// plain_gemm_work) go to plain cublasDgemm calls on the side streams, the others to one
-/// grouped call (one group per piece) on the main stream at the same time. Every entry is computed by one
-/// call of fixed shape, so the result is deterministic for a given GPU, sizes and library build.
-void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dupd, GemmArrays& ga, const Blas& blas,
-                 SideBlas& side, cudaStream_t st) {
-  Vector<UpdateTask> small;
-  long long ntiles = 0;
-  Vector<double*>& a = ga.host;
-  a.clear();
-  ga.m.clear();
-  ga.n.clear();
-  ga.k.clear();
-  ga.lda.clear();
-  ga.ldb.clear();
-  ga.ldc.clear();
-  Vector<double*> bp, cp;
+/// C -= L W^T on the lower triangle of every task's region. The tensor-core kernel (update_mma.cu) takes all
+/// regions of a level in one launch, in tiles of 128 (regions of at least 256 x 128) or 64; it runs at about
+/// the rate of cuBLAS's grouped DGEMM and above it on levels of many small fronts, without per-call launches.
+/// A region big enough for plain cublasDgemm calls is cut into pieces: the rectangle below its top square, and
+/// the square's lower triangle halved recursively (at multiples of cb_gemm_col_block) into rectangles, down to
+/// its diagonal blocks of cb_gemm_col_block columns. Pieces of at least plain_gemm_min x plain_gemm_min and
+/// plain_gemm_work multiply-adds go to plain cublasDgemm calls on the side streams (DGEMM's full rate); the
+/// other pieces (rectangles whole, diagonal blocks on their lower triangle) to the tensor-core kernel on the
+/// main stream at the same time. Every entry is computed by one call or tile of fixed shape and order, so the
+/// result is deterministic for a given GPU, sizes and library build.
+void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dmma, SideBlas& side, cudaStream_t st) {
   struct Piece {
     const UpdateTask* u;
     int r, c, mr, nc;  // C(r:r+mr, c:c+nc) -= L(r:r+mr, :) W(c:c+nc, :)^T in the region
   };
   Vector<Piece> plain;
+  Vector<UpdateTask> mt, mt128;  // tasks of the tensor-core kernel in tiles of 64 and of 128
+  long long mtiles = 0, mtiles128 = 0;
+  auto add_mma = [&](UpdateTask t, bool full) {
+    t.full = full ? 1 : 0;
+    const bool big = t.nrow >= 256 && t.ncol >= 128;
+    t.tile_begin = big ? mtiles128 : mtiles;
+    (big ? mtiles128 : mtiles) += update_mma_tiles(t.nrow, t.ncol, big ? 128 : 64, full);
+    (big ? mt128 : mt).push_back(t);
+  };
+  auto is_plain = [](const UpdateTask& u, int mr, int nc) {
+    return mr >= plain_gemm_min && nc >= plain_gemm_min && static_cast<double>(mr) * nc * u.kdim >= plain_gemm_work;
+  };
   auto piece = [&](const UpdateTask& u, int r, int c, int mr, int nc) {
     if (mr <= 0 || nc <= 0) return;
-    if (mr >= plain_gemm_min && nc >= plain_gemm_min && static_cast<double>(mr) * nc * u.kdim >= plain_gemm_work) {
+    if (is_plain(u, mr, nc)) {
       plain.push_back(Piece{&u, r, c, mr, nc});
       return;
     }
-    ga.m.push_back(mr);
-    ga.n.push_back(nc);
-    ga.k.push_back(u.kdim);
-    ga.lda.push_back(u.ldl);
-    ga.ldb.push_back(u.ldw);
-    ga.ldc.push_back(u.ldc);
-    a.push_back(const_cast<double*>(u.l) + r);
-    bp.push_back(const_cast<double*>(u.w) + c);
-    cp.push_back(u.c + r + static_cast<long long>(c) * u.ldc);
+    UpdateTask p = u;
+    p.c = u.c + r + static_cast<long long>(c) * u.ldc;
+    p.l = u.l + r;
+    p.w = u.w + c;
+    p.nrow = mr;
+    p.ncol = nc;
+    add_mma(p, !(r == c && mr == nc));
   };
   Vector<std::pair<int, int>> todo;
   for (const UpdateTask& u : upd) {
-    if (static_cast<long long>(u.nrow) * u.ncol >= cublas_min_area && u.kdim > 0) {
-      piece(u, u.ncol, 0, u.nrow - u.ncol, u.ncol);
-      todo.assign(1, {0, u.ncol});
-      while (!todo.empty()) {
-        const auto [o, n] = todo.back();
-        todo.pop_back();
-        if (n <= cb_gemm_col_block) {
-          piece(u, o, o, n, n);
-          continue;
-        }
-        const int h = (n / 2 + cb_gemm_col_block - 1) / cb_gemm_col_block * cb_gemm_col_block;
-        piece(u, o + h, o, n - h, h);
-        todo.push_back({o, h});
-        todo.push_back({o + h, n - h});
+    if (u.kdim <= 0 || u.nrow <= 0 || u.ncol <= 0) continue;
+    // the biggest pieces: the rectangle below the top square, the lower left quarter of the square
+    const int h0 = (u.ncol / 2 + cb_gemm_col_block - 1) / cb_gemm_col_block * cb_gemm_col_block;
+    if (!is_plain(u, u.nrow - u.ncol, u.ncol) && !is_plain(u, u.ncol - h0, h0)) {
+      add_mma(u, false);
+      continue;
+    }
+    piece(u, u.ncol, 0, u.nrow - u.ncol, u.ncol);
+    todo.assign(1, {0, u.ncol});
+    while (!todo.empty()) {
+      const auto [o, n] = todo.back();
+      todo.pop_back();
+      if (n <= cb_gemm_col_block) {
+        piece(u, o, o, n, n);
+        continue;
       }
-    } else {
-      UpdateTask t = u;
-      t.tile_begin = ntiles;
-      ntiles += update_tiles(t.nrow, t.ncol);
-      small.push_back(t);
+      const int h = (n / 2 + cb_gemm_col_block - 1) / cb_gemm_col_block * cb_gemm_col_block;
+      piece(u, o + h, o, n - h, h);
+      todo.push_back({o, h});
+      todo.push_back({o + h, n - h});
     }
   }
   const double minus_one = -1.0, one = 1.0;
@@ -292,33 +281,12 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dupd, 
                          "cublasDgemm (update)");
     }
   }
-  const size_t nb = ga.m.size();
-  if (nb > 0) {
-#if CUBLAS_VERSION >= 120500
-    a.insert(a.end(), bp.begin(), bp.end());
-    a.insert(a.end(), cp.begin(), cp.end());
-    ga.dev.upload(a.data(), a.size(), st);
-    ga.alpha.assign(nb, minus_one);
-    ga.beta.assign(nb, one);
-    ga.ta.assign(nb, CUBLAS_OP_N);
-    ga.tb.assign(nb, CUBLAS_OP_T);
-    ga.group_size.assign(nb, 1);
-    double* const* d = ga.dev.get();
-    Blas::check_cublas(cublasDgemmGroupedBatched(blas.get(), ga.ta.data(), ga.tb.data(), ga.m.data(), ga.n.data(),
-                                                 ga.k.data(), ga.alpha.data(), d, ga.lda.data(), d + nb, ga.ldb.data(),
-                                                 ga.beta.data(), d + 2 * nb, ga.ldc.data(), static_cast<int>(nb),
-                                                 ga.group_size.data()),
-                       "cublasDgemmGroupedBatched (update)");
-#else
-    for (size_t i = 0; i < nb; ++i)
-      Blas::check_cublas(cublasDgemm(blas.get(), CUBLAS_OP_N, CUBLAS_OP_T, ga.m[i], ga.n[i], ga.k[i], &minus_one, a[i],
-                                     ga.lda[i], bp[i], ga.ldb[i], &one, cp[i], ga.ldc[i]),
-                         "cublasDgemm (update)");
-#endif
-  }
-  if (!small.empty()) {
-    dupd.upload(small.data(), small.size(), st);
-    launch_update(dupd.get(), static_cast<int>(small.size()), ntiles, st);
+  if (!mt.empty() || !mt128.empty()) {
+    const size_t n64 = mt.size();
+    mt.insert(mt.end(), mt128.begin(), mt128.end());
+    dmma.upload(mt.data(), mt.size(), st);
+    launch_update_mma(dmma.get() + n64, static_cast<int>(mt128.size()), mtiles128, 128, st);
+    launch_update_mma(dmma.get(), static_cast<int>(n64), mtiles, 64, st);
   }
   if (!plain.empty()) side.join(st);
 }
@@ -381,6 +349,13 @@ using NodeInfo = GpuNodeInfo;
 
 }  // namespace
 
+std::pair<int, double> set_gpu_plain_gemm_bounds(int min_dim, double work) {
+  const std::pair<int, double> old{plain_gemm_min, plain_gemm_work};
+  plain_gemm_min = std::max(1, min_dim);
+  plain_gemm_work = std::max(0.0, work);
+  return old;
+}
+
 bool gpu_available(std::string* why) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -402,7 +377,6 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Stream stream;
   const cudaStream_t st = stream.get();
   auto gs = gpu_symbolic(sym, st);
-  Blas blas(st);
   SideBlas side_blas;
   const bool posdef = mode == Mode::posdef;
   DenseParams prm;
@@ -425,6 +399,11 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   DeviceBuffer<UpdateTask> dUpd;
   DeviceBuffer<CopyOutTask> dCopy;
 
+  {  // the side streams' cuBLAS handles now, if some front may have pieces for them
+    index_t big = 0;
+    for (index_t nd = 0; nd < sym.nsup; ++nd) big = std::max(big, sym.nrow(nd) - sym.ncol(nd));
+    if (big >= 2 * plain_gemm_min) side_blas.create();
+  }
   Vector<NodeInfo> info(sym.nsup);
   long long l_used = 0, rows_used = 0, d_used = 0;
   const long long l_guess = static_cast<long long>(sym.num_factor + sym.num_factor / 10) + 1;
@@ -445,6 +424,15 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     dScr.reserve_discard(slack(3 * plan.rows + plan.nf));
     dW.reserve_discard(slack(plan.w));
   }
+  // task arrays for the largest level (window updates and contribution updates: a few per front)
+  dFronts.reserve_discard(static_cast<size_t>(plan.nf) + 16);
+  dChild.reserve_discard(static_cast<size_t>(plan.nf) + 16);
+  dWin.reserve_discard(static_cast<size_t>(plan.nf) + 16);
+  dFormW.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
+  dUpd.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
+  dCopy.reserve_discard(static_cast<size_t>(plan.nf) + 16);
+  dRes.reserve_discard(static_cast<size_t>(plan.nf) + 16);
+  dQ.reserve_discard(2 * static_cast<size_t>(plan.nf) + 32);
 
   Vector<FrontDesc> fronts;
   Vector<int> kk, ss, active, progress, block_end, block_k0;
@@ -452,7 +440,6 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Vector<FormWTask> formw;
   Vector<UpdateTask> upd;
   Vector<int> qhost;
-  GemmArrays gemm_arrays;
   long long w_size = 0;  // doubles of W the queued updates need
 
   // Queues C(r0:m, r0:c1) -= L(r0:m, j0:j0+nq) D W^T on front fd, the lower trapezoid, with W = the rows
@@ -483,6 +470,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     w_size += static_cast<long long>(ncol) * nq;
   };
   // Forms every queued W and runs the updates (one form_w launch, then run_updates); empties the queue.
+  Event ev_formw;
+  bool mark_formw = false;  // record ev_formw after the next form_w launch (--print-level 3)
   auto run_queued_updates = [&] {
     if (!upd.empty()) {
       dW.reserve_discard(static_cast<size_t>(w_size));
@@ -492,7 +481,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       long long max_entries = 0;
       for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
       launch_form_w(dFormW.get(), static_cast<int>(formw.size()), max_entries, st);
-      run_updates(upd, dUpd, gemm_arrays, blas, side_blas, st);
+      if (mark_formw) ev_formw.record(st);
+      run_updates(upd, dUpd, side_blas, st);
     }
     formw.clear();
     upd.clear();
@@ -732,13 +722,18 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     }
 
     ev_dense.record(st);
+    const auto upd_h0 = clock::now();
     // ---- contribution blocks: C -= L2 D L2^T with every pivot of the front at once
     for (index_t f = 0; f < nf; ++f) {
       const FrontDesc& fd = fronts[f];
       info[fd.node].nelim = kk[f];
       queue_update(fd, fd.p, fd.m, 0, kk[f]);
     }
+    mark_formw = options.print_level >= 3;
+    if (mark_formw) ev_formw.record(st);
     run_queued_updates();
+    mark_formw = false;
+    const double upd_host = secs(upd_h0, clock::now());
 
     ev_updated.record(st);
     // ---- copy L, D and the row lists out of the fronts (the contribution blocks stay for the next level)
@@ -784,10 +779,11 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       }
       std::fprintf(stderr, "ssids gpu factor: level %d: %d fronts, largest m %d, p %d; %lld window steps; wall %.3f ms, "
                    "device assembly %.3f, dense %.3f (factor_window %.3f, apply_window %.3f, commit_window %.3f), update %.3f "
-                   "(%.0f GFlop/s), other %.3f ms\n", static_cast<int>(lev), static_cast<int>(nf), mmax, pmax, n_steps - steps_before,
+                   "(%.0f GFlop/s; host %.3f, form_w %.3f), other %.3f ms\n", static_cast<int>(lev), static_cast<int>(nf), mmax, pmax, n_steps - steps_before,
                    1e3 * secs(lev_t0, clock::now()), 1e3 * ev_assembled.since(ev_start), 1e3 * ev_dense.since(ev_assembled),
                    1e3 * (t_win - win_before), 1e3 * (t_apply - apply_before), 1e3 * (t_commit - commit_before),
-                   1e3 * ev_updated.since(ev_dense), upd_flops / std::max(1e-9, ev_updated.since(ev_dense)) * 1e-9,
+                   1e3 * ev_updated.since(ev_dense), upd_flops / std::max(1e-9, ev_updated.since(ev_dense)) * 1e-9, 1e3 * upd_host,
+                   1e3 * ev_formw.since(ev_dense),
                    1e3 * ev_copied.since(ev_updated));
     }
   }

@@ -22,6 +22,11 @@ bool gpu_available(std::string* why = nullptr);
 void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
                              const Options& options, NumericFactors& out, Inform& inform);
 
+/// The bounds above which a piece of a contribution update is a plain cublasDgemm on a side stream (rows and
+/// columns at least min_dim, at least work multiply-adds); for tests that exercise those calls on small
+/// problems. Returns the previous bounds. Not thread-safe: set it while no GPU factorization runs.
+std::pair<int, double> set_gpu_plain_gemm_bounds(int min_dim, double work);
+
 /// The level-scheduled GPU solve on GPU-resident factors (f.device set). x: n x nrhs, leading dimension ldx,
 /// in host memory (copied in and out; returns when done) or, when x_on_device, in device memory (queued on
 /// `stream`, a cudaStream_t, nullptr for the default stream; returns once queued).

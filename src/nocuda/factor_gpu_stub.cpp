@@ -19,6 +19,7 @@ void solve_gpu(const NumericFactors&, SolveJob, int, double*, offset_t, bool, vo
   throw Error(flag::no_cuda, "built without CUDA: the GPU solve is not available");
 }
 
+std::pair<int, double> set_gpu_plain_gemm_bounds(int, double) { return {0, 0.0}; }
 int set_solve_compact_blocks(int) { return 0; }
 int set_solve_row_group(int) { return 1; }
 std::pair<int, int> solve_task_counts(const NumericFactors&) { return {0, 0}; }
