@@ -245,12 +245,13 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dmma, 
     p.ncol = nc;
     add_mma(p, !(r == c && mr == nc));
   };
+  // where a square of n columns is halved: its first half, rounded up to a multiple of cb_gemm_col_block
+  auto half = [](int n) { return (n / 2 + cb_gemm_col_block - 1) / cb_gemm_col_block * cb_gemm_col_block; };
   Vector<std::pair<int, int>> todo;
   for (const UpdateTask& u : upd) {
     if (u.kdim <= 0 || u.nrow <= 0 || u.ncol <= 0) continue;
     // the biggest pieces: the rectangle below the top square, the lower left quarter of the square
-    const int h0 = (u.ncol / 2 + cb_gemm_col_block - 1) / cb_gemm_col_block * cb_gemm_col_block;
-    if (!is_plain(u, u.nrow - u.ncol, u.ncol) && !is_plain(u, u.ncol - h0, h0)) {
+    if (!is_plain(u, u.nrow - u.ncol, u.ncol) && !is_plain(u, u.ncol - half(u.ncol), half(u.ncol))) {
       add_mma(u, false);
       continue;
     }
@@ -263,7 +264,7 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dmma, 
         piece(u, o, o, n, n);
         continue;
       }
-      const int h = (n / 2 + cb_gemm_col_block - 1) / cb_gemm_col_block * cb_gemm_col_block;
+      const int h = half(n);
       piece(u, o + h, o, n - h, h);
       todo.push_back({o, h});
       todo.push_back({o + h, n - h});

@@ -74,10 +74,11 @@ struct WindowResult {
   double d[2 * max_window + 2];
 };
 
-/// Column block of the contribution-block updates that go through cuBLAS DGEMM: each block of columns
-/// [j0, j0 + cb_gemm_col_block) of the block is updated from row j0 down, so the strict upper triangle of
-/// the block's diagonal square is written too (never read). zero_fronts clears exactly what is read or
-/// written: the fully summed columns entirely, the contribution block from the top of each column's block.
+/// Column block of the contribution-block updates: a region big enough for plain cuBLAS pieces is cut at
+/// multiples of it (factor_gpu.cu's run_updates). zero_fronts clears the fully summed columns entirely and the
+/// contribution block from the top of each column's block. Since session 11 nothing writes above the diagonal
+/// of a contribution block (the diagonal blocks go to the tensor-core kernel, lower triangle only), so the
+/// clearing could start at the diagonal; it still starts at the block top (a superset, kept with its twin).
 constexpr int cb_gemm_col_block = 256;
 
 /// First row of column j (j >= p) of a front that zero_fronts clears: the top of the column's DGEMM block.
