@@ -200,7 +200,7 @@ TEST_CASE("capi: user order in and out, array_base adjusted") {
   }
 }
 
-TEST_CASE("capi: partial solves compose to the full solve; several right-hand sides") {
+TEST_CASE("capi: partial solves compose to the full solve - several right-hand sides") {
   const Csc a = doc_matrix();
   const auto o = cpu_options();
   Handles h;
@@ -229,7 +229,7 @@ TEST_CASE("capi: partial solves compose to the full solve; several right-hand si
   CHECK(xx[5] == -1.0);  // padding rows untouched
 }
 
-TEST_CASE("capi: enquire_indef and alter round trip; posdef enquire") {
+TEST_CASE("capi: enquire_indef and alter round trip - posdef enquire") {
   const Csc a = doc_matrix();
   const auto o = cpu_options();
   Handles h;

@@ -304,7 +304,7 @@ TEST_CASE("multi-RHS solves equal single-RHS solves bitwise - for every job") {
   for (int i = 0; i < n; ++i) CHECK(x1[i] == x2[i]);
 }
 
-TEST_CASE("alter D keeps the pivot order; refactorize with new values") {
+TEST_CASE("alter D keeps the pivot order - refactorize with new values") {
   auto a = ssids_test::random_kkt(30, 10, 0.1, 99);
   Inform inf;
   Options o;

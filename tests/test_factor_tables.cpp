@@ -135,7 +135,7 @@ void check_tables(const Outcome& o, bool posdef, bool every_kind = true) {
 
 }  // namespace
 
-TEST_CASE("GPU factor host tables: equal to the sequential construction (1x1, 2x2 and zero pivots; posdef)") {
+TEST_CASE("GPU factor host tables: equal to the sequential construction (1x1, 2x2 and zero pivots, posdef)") {
   const Outcome o = make_outcome(3000, 11);
   check_tables(o, false);
   check_tables(o, true);

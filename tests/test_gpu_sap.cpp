@@ -304,7 +304,7 @@ TEST_SUITE("gpu") {
     }
   }
 
-  TEST_CASE("gpu sap device generator equals the host one; setup_banded_device checks the band") {
+  TEST_CASE("gpu sap device generator equals the host one - setup_banded_device checks the band") {
     if (!ssids_test::need_gpu()) return;
 #ifdef SSIDS_TEST_HAVE_CUDA
     const index_t n = 3001, k = 17;
@@ -360,7 +360,7 @@ TEST_SUITE("gpu") {
 #endif
   }
 
-  TEST_CASE("gpu sap update refactors new values on the same pattern; device allocation failures are errors") {
+  TEST_CASE("gpu sap update refactors new values on the same pattern - device allocation failures are errors") {
     if (!ssids_test::need_gpu()) return;
     CsrMatrix a = load_general("gen:convdiff:50:3");
     SapOptions o = gpu_options(SapOptions());

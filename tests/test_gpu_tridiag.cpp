@@ -201,7 +201,7 @@ TEST_SUITE("gpu") {
 }
 
 TEST_SUITE("gpu") {
-  TEST_CASE("gpu one-shot solve is bitwise its cpu twin and agrees with thomas; tiny pivots leave b unchanged") {
+  TEST_CASE("gpu one-shot solve is bitwise its cpu twin and agrees with thomas - tiny pivots leave b unchanged") {
     if (!need_gpu()) return;
 #ifdef SSIDS_TEST_HAVE_CUDA
     auto upload = [](const std::vector<double>& h) {

@@ -225,7 +225,7 @@ TEST_CASE("scaling: every scaling x ordering keeps the inertia and gives backwar
   CHECK(tested >= 10);
 }
 
-TEST_CASE("scaling: from_ordering needs the matching ordering; structurally singular input") {
+TEST_CASE("scaling: from_ordering needs the matching ordering - structurally singular input") {
   SymmetricMatrix a = generate_kkt_qp(30, 10, 0.0, 5);
   Options opt;
   opt.scaling = Scaling::from_ordering;

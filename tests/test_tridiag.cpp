@@ -84,7 +84,7 @@ TEST_CASE("pcr cpu twin agrees with a dense solve on weakly dominant systems") {
   }
 }
 
-TEST_CASE("one-shot chunked solve (the GPU one-shot's cpu twin) agrees with thomas; tiny pivots leave b unchanged") {
+TEST_CASE("one-shot chunked solve (the GPU one-shot's cpu twin) agrees with thomas - tiny pivots leave b unchanged") {
   for (int n : kSizes) {
     CAPTURE(n);
     const Tri t = random_tri(n, 500 + n);
