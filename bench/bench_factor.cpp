@@ -36,6 +36,7 @@
 #endif
 
 #include "analyse/symbolic.hpp"
+#include "factor/factor_gpu.hpp"
 #include "common/blas.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/csc.hpp"
@@ -67,6 +68,8 @@ struct Config {
   double amalgamation_zeros = -1.0;  // Options::amalgamation_zeros; < 0: the library's default
   int dgemm_n = 4000;  // 0: skip the reference
   int gpu_dgemm_n = 8192;  // 0: skip the GPU reference
+  bool x_hash = false;     // print a hash of the solution's bits (to compare builds bitwise)
+  double plain_gemm_work = -1.0;  // GPU: multiply-adds from which update pieces are plain DGEMMs (< 0: default)
   std::vector<std::string> specs;
 };
 
@@ -78,6 +81,7 @@ struct Result {
   long long n = 0, nnz = 0, num_factor_pred = 0, num_factor = 0, num_flops = 0;
   double time_read = 0, time_analyse = 0, time_factor_median = 0, time_factor_min = 0, gflops = 0;
   int num_delay = 0, num_two = 0, num_neg = 0;
+  unsigned long long x_hash = 0;  // FNV-1a of the bytes of x
   double time_solve_median = 0, backward_error = 0;
   double gpu_asm = 0, gpu_dense = 0, gpu_update = 0, gpu_other = 0;  // device time split, last timed run
   double update_flops = 0;  // contribution-block updates as planned by the analysis (exact without delays)
@@ -258,6 +262,12 @@ Result run_problem(const std::string& spec, const Config& cfg) {
     ropt.max_steps = 0;
     ssids::solve_refined(a, f, 1, b.data(), a.n, x.data(), a.n, ropt, sinf);
     res.backward_error = ssids::scaled_backward_error(a, x.data(), b.data(), 1, a.n);
+    res.x_hash = 1469598103934665603ULL;
+    for (const double v : x) {
+      unsigned long long bits = 0;
+      std::memcpy(&bits, &v, sizeof bits);
+      for (int k = 0; k < 8; ++k) res.x_hash = (res.x_hash ^ ((bits >> (8 * k)) & 0xff)) * 1099511628211ULL;
+    }
     res.ok = true;
   } catch (const ssids::Error& e) {
     res.error_code = e.code();
@@ -294,7 +304,7 @@ void print_header(int w) {
               "delay", "2x2", "neg", "t_solve", "bwd_err", "backend");
 }
 
-void print_row(const Result& r, int w, double ref_gflops, double gpu_ref_gflops) {
+void print_row(const Result& r, int w, double ref_gflops, double gpu_ref_gflops, bool x_hash) {
   if (!r.ok) {
     std::printf("%-*s error %d: %s\n", w, r.name.c_str(), r.error_code, r.error_message.c_str());
     return;
@@ -316,13 +326,14 @@ void print_row(const Result& r, int w, double ref_gflops, double gpu_ref_gflops)
                 r.num_flops > 0 ? 100.0 * r.update_flops / static_cast<double>(r.num_flops) : 0.0, rate);
     if (gpu_ref_gflops > 0) std::printf(" (%.1f%% of dgemm)", 100.0 * rate / gpu_ref_gflops);
   }
+  if (x_hash) std::printf("  x_hash %016llx", r.x_hash);
   std::printf("\n");
 }
 
 void usage(const char* prog) {
   std::fprintf(stderr,
                "usage: %s [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json] [--dgemm-n N] [--gpu-dgemm-n N] [--print-level P] "
-               "SPEC...\n"
+               "[--x-hash] [--plain-gemm-work W] SPEC...\n"
                "  SPEC: a Matrix Market file or gen:KIND:ARGS\n"
                "  --threads T   OpenMP threads for the library and the dgemm reference (default: OpenMP default)\n"
                "  --repeat R    timed factorizations and solves per problem (default 3)\n"
@@ -332,6 +343,8 @@ void usage(const char* prog) {
                "  --print-level P  Options::print_level: phase times of every factorization on stderr (default 0)\n"
                "  --gpu-dgemm-n N  size of the cuBLAS dgemm reference for GPU rows (default 8192; 0 skips it)\n"
                "  --amalgamation-zeros Z  Options::amalgamation_zeros (relaxed amalgamation; default: the library's)\n"
+               "  --x-hash      print a hash of the bits of the solution (compare builds bitwise)\n"
+               "  --plain-gemm-work W  GPU: update pieces of at least W multiply-adds (and 512 x 512) as plain DGEMMs\n"
                "%s\n",
                prog, ssids::generator_help().c_str());
 }
@@ -383,6 +396,15 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "--dgemm-n needs an integer >= 0\n");
         return 2;
       }
+    } else if (arg == "--x-hash") {
+      cfg.x_hash = true;
+    } else if (arg == "--plain-gemm-work" && has_value) {
+      char* end = nullptr;
+      cfg.plain_gemm_work = std::strtod(argv[++i], &end);
+      if (!end || *end || !(cfg.plain_gemm_work >= 0.0)) {
+        std::fprintf(stderr, "--plain-gemm-work needs a number >= 0\n");
+        return 2;
+      }
     } else if (arg == "--print-level" && has_value) {
       if (!parse_int(argv[++i], 0, &cfg.print_level)) {
         std::fprintf(stderr, "--print-level needs an integer >= 0\n");
@@ -411,6 +433,7 @@ int main(int argc, char** argv) {
     usage(argv[0]);
     return 2;
   }
+  if (cfg.plain_gemm_work >= 0.0) ssids::detail::set_gpu_plain_gemm_bounds(512, cfg.plain_gemm_work);
   if (cfg.threads > 0) omp_set_num_threads(cfg.threads);
   const int threads = cfg.threads > 0 ? cfg.threads : omp_get_max_threads();
   cfg.threads = threads;
@@ -447,7 +470,7 @@ int main(int argc, char** argv) {
     const Result r = run_problem(spec, cfg);
     failed = failed || !r.ok;
     if (cfg.json) print_json(r, threads);
-    else print_row(r, w, ref, gpu_ref);
+    else print_row(r, w, ref, gpu_ref, cfg.x_hash);
     std::fflush(stdout);
   }
   return failed ? 1 : 0;
