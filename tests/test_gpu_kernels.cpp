@@ -1485,6 +1485,114 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("GPU kernels: the tensor-core update applying D is bitwise the one on form_w's W - tiles of 128 bitwise those of 64") {
+    if (!need_gpu()) return;
+    std::mt19937_64 rng(5402);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    const int ld = 300, kmax = 150;
+    std::vector<double> l(static_cast<std::size_t>(ld) * kmax), d(2 * static_cast<std::size_t>(kmax) + 2, 0.0);
+    for (auto& x : l) x = u(rng);
+    // 2x2 pivots at random and across the 16-column stages of the kernel (15/16, 31/32, 63/64, 127/128)
+    std::vector<char> first(kmax + 1, 0);
+    for (int j = 1; j + 1 < kmax; ++j)
+      if ((j % 16 == 15 || rng() % 4 == 0) && !first[j - 1]) first[j] = 1, ++j;
+    for (int j = 0; j < kmax; ++j) {
+      d[2 * j] = u(rng);
+      if (first[j]) d[2 * j + 1] = u(rng);
+    }
+    auto boundary = [&](int j) { return j == 0 || j >= kmax || !first[j - 1]; };  // a pivot starts at column j
+    int pairs_across = 0;
+    for (int j = 15; j + 1 < kmax; j += 16) pairs_across += first[j];
+    CHECK(pairs_across >= 5);
+    struct Shape {
+      int nrow, ncol, j0, q, full;
+    };
+    std::vector<Shape> shapes;
+    int which = 0;
+    for (int nrow : {1, 33, 64, 65, 129, 200, 257})
+      for (int ncol : {1, 17, 64, 65, 128, 129})
+        if (ncol <= nrow) {
+          int j0 = static_cast<int>(rng() % 40);
+          while (!boundary(j0)) ++j0;
+          int q = 1 + static_cast<int>(rng() % (kmax - j0));
+          while (!boundary(j0 + q)) ++q;
+          shapes.push_back({nrow, ncol, j0, std::min(q, kmax - j0), which++ % 3 == 0 ? 1 : 0});
+        }
+    long long c_size = 0, w_size = 0;
+    for (const auto& sh : shapes) {
+      c_size += static_cast<long long>(ld) * sh.ncol;
+      w_size += static_cast<long long>(sh.ncol) * sh.q;
+    }
+    std::vector<double> c0(static_cast<std::size_t>(c_size)), w(static_cast<std::size_t>(w_size));
+    for (auto& x : c0) x = u(rng);
+    // the reference W = L D of every task on the host (twin_form_w is bitwise form_w, tested above)
+    std::vector<FormWTask> fw;
+    long long wo = 0;
+    for (const auto& sh : shapes) {
+      const double* lw = l.data() + (sh.full ? 7 : 0) + static_cast<long long>(sh.j0) * ld;  // W's rows of L
+      fw.push_back(FormWTask{lw, d.data() + 2 * sh.j0, w.data() + wo, ld, sh.ncol, sh.q});
+      wo += static_cast<long long>(sh.ncol) * sh.q;
+    }
+    twin_form_w(fw.data(), static_cast<int>(fw.size()), 0);
+    // tiles of 64 (those apply D) with D against form_w's W; tiles of 128 on form_w's W against tiles of 64 (each
+    // entry is summed over k in the same order whatever the tile and warp shapes)
+    std::vector<double> ref64;
+    for (int bm : {64, 128}) {
+      Gpu g;
+      g.context = bm == 64 ? "tensor-core update with D, tiles of 64" : "tensor-core update, tiles of 128";
+      std::vector<double> c_fused = c0, c_ref = c0;
+      double* dl = g.put(l);
+      double* dd = g.put(d);
+      double* dw = g.put(w);
+      double* dcf = g.put(c_fused);
+      double* dcr = g.put(c_ref);
+      std::vector<UpdateTask> fused, ref;
+      long long co = 0, ntiles = 0;
+      wo = 0;
+      for (const auto& sh : shapes) {
+        UpdateTask t{};
+        t.l = dl + static_cast<long long>(sh.j0) * ld;
+        t.ldl = ld;
+        t.ldc = ld;
+        t.nrow = sh.nrow;
+        t.ncol = sh.ncol;
+        t.kdim = sh.q;
+        t.full = sh.full;
+        t.tile_begin = ntiles;
+        ntiles += update_mma_tiles(sh.nrow, sh.ncol, bm, sh.full != 0);
+        UpdateTask a = t, b = t;
+        a.c = dcf + co;
+        a.w = dl + (sh.full ? 7 : 0) + static_cast<long long>(sh.j0) * ld;
+        a.ldw = ld;
+        a.d = dd + 2 * sh.j0;
+        b.c = dcr + co;
+        b.w = dw + wo;
+        b.ldw = sh.ncol;
+        fused.push_back(a);
+        ref.push_back(b);
+        co += static_cast<long long>(ld) * sh.ncol;
+        wo += static_cast<long long>(sh.ncol) * sh.q;
+      }
+      if (bm == 64) launch_update_mma(g.put(fused), static_cast<int>(fused.size()), ntiles, bm, nullptr);
+      launch_update_mma(g.put(ref), static_cast<int>(ref.size()), ntiles, bm, nullptr);
+      g.sync("update_mma");
+      std::vector<double> got_f(c0.size()), got_r(c0.size());
+      REQUIRE(cudaMemcpy(got_f.data(), dcf, c0.size() * sizeof(double), cudaMemcpyDeviceToHost) == cudaSuccess);
+      REQUIRE(cudaMemcpy(got_r.data(), dcr, c0.size() * sizeof(double), cudaMemcpyDeviceToHost) == cudaSuccess);
+      if (bm == 64) ref64 = got_r;
+      const std::vector<double>& want = bm == 64 ? got_r : ref64;
+      const std::vector<double>& got = bm == 64 ? got_f : got_r;
+      std::size_t differ = 0, changed = 0;
+      for (std::size_t i = 0; i < c0.size(); ++i) {
+        differ += std::memcmp(&got[i], &want[i], sizeof(double)) != 0;
+        changed += got[i] != c0[i];
+      }
+      INFO(g.context << ": " << shapes.size() << " tasks");
+      CHECK(differ == 0);
+      CHECK(changed > c0.size() / 4);
+    }
+  }
+
   TEST_CASE("GPU kernels: init_fronts and assemble_a match their twins bitwise") {
     if (!need_gpu()) return;
     for (std::uint64_t seed : {5500u, 5501u}) {
