@@ -203,70 +203,17 @@ class SideBlas {
   Event start_;
 };
 
-/// Device buffers of run_updates: its task arrays and W.
-struct UpdateBuffers {
-  DeviceBuffer<UpdateTask> mma;
-  DeviceBuffer<FormWTask> formw;
-  DeviceBuffer<double> w;
-};
-
-/// C -= L D L^T on the lower triangle of every task's region (tasks with UpdateTask::d, w the rows of L).
-/// The tensor-core kernel (update_mma.cu) takes all regions of a level in one launch, in tiles of 128
-/// (regions of at least 256 x 128) or 64; it runs at about the rate of cuBLAS's grouped DGEMM and above it on
-/// levels of many small fronts, without per-call launches. In tiles of 64 it applies D itself; the regions in
-/// tiles of 128 or with plain pieces get W = L D from one form_w launch first (applying D in the kernel slowed
-/// the tiles of 128 by ~13%, more than form_w costs: bench/NOTES.md, session 12).
+/// C -= L W^T on the lower triangle of every task's region. The tensor-core kernel (update_mma.cu) takes all
+/// regions of a level in one launch, in tiles of 128 (regions of at least 256 x 128) or 64; it runs at about
+/// the rate of cuBLAS's grouped DGEMM and above it on levels of many small fronts, without per-call launches.
 /// A region big enough for plain cublasDgemm calls is cut into pieces: the rectangle below its top square, and
 /// the square's lower triangle halved recursively (at multiples of cb_gemm_col_block) into rectangles, down to
 /// its diagonal blocks of cb_gemm_col_block columns. Pieces of at least plain_gemm_min x plain_gemm_min and
 /// plain_gemm_work multiply-adds go to plain cublasDgemm calls on the side streams (DGEMM's full rate); the
 /// other pieces (rectangles whole, diagonal blocks on their lower triangle) to the tensor-core kernel on the
-/// main stream at the same time. Every entry is computed by one call or tile of fixed shape and order, and W
-/// has the same bits whether form_w or the kernel forms it, so the result is deterministic for a given GPU,
-/// sizes and library build.
-void run_updates(const Vector<UpdateTask>& upd, UpdateBuffers& buf, SideBlas& side, cudaStream_t st) {
-  auto is_plain = [](const UpdateTask& u, int mr, int nc) {
-    return mr >= plain_gemm_min && nc >= plain_gemm_min && static_cast<double>(mr) * nc * u.kdim >= plain_gemm_work;
-  };
-  auto is_big = [](int nrow, int ncol) { return nrow >= 256 && ncol >= 128; };  // tiles of 128
-  // where a square of n columns is halved: its first half, rounded up to a multiple of cb_gemm_col_block
-  auto half = [](int n) { return (n / 2 + cb_gemm_col_block - 1) / cb_gemm_col_block * cb_gemm_col_block; };
-  // the regions whose biggest pieces (the rectangle below the top square, the lower left quarter of the
-  // square) are plain calls, or that are in tiles of 128, with W = L D formed first
-  Vector<UpdateTask> tasks;
-  tasks.reserve(upd.size());
-  Vector<FormWTask> formw;
-  Vector<char> cut;
-  long long w_size = 0, max_entries = 0;
-  for (const UpdateTask& u : upd) {
-    if (u.kdim <= 0 || u.nrow <= 0 || u.ncol <= 0) continue;
-    const bool plain = is_plain(u, u.nrow - u.ncol, u.ncol) || is_plain(u, u.ncol - half(u.ncol), half(u.ncol));
-    tasks.push_back(u);
-    cut.push_back(plain ? 1 : 0);
-    if (!plain && !is_big(u.nrow, u.ncol)) continue;
-    FormWTask fw;
-    fw.l = u.w;
-    fw.d = u.d;
-    fw.w = reinterpret_cast<double*>(w_size);  // an offset in buf.w until it is sized
-    fw.ldl = u.ldw;
-    fw.nrow = u.ncol;
-    fw.q = u.kdim;
-    formw.push_back(fw);
-    tasks.back().w = fw.w;
-    tasks.back().ldw = u.ncol;
-    tasks.back().d = nullptr;
-    w_size += static_cast<long long>(u.ncol) * u.kdim;
-    max_entries = std::max(max_entries, static_cast<long long>(u.ncol) * u.kdim);
-  }
-  if (!formw.empty()) {
-    buf.w.reserve_discard(static_cast<size_t>(w_size));
-    for (auto& fw : formw) fw.w = buf.w.get() + reinterpret_cast<long long>(fw.w);
-    for (auto& t : tasks)
-      if (!t.d) t.w = buf.w.get() + reinterpret_cast<long long>(t.w);
-    buf.formw.upload(formw.data(), formw.size(), st);
-    launch_form_w(buf.formw.get(), static_cast<int>(formw.size()), max_entries, st);
-  }
-
+/// main stream at the same time. Every entry is computed by one call or tile of fixed shape and order, so the
+/// result is deterministic for a given GPU, sizes and library build.
+void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dmma, SideBlas& side, cudaStream_t st) {
   struct Piece {
     const UpdateTask* u;
     int r, c, mr, nc;  // C(r:r+mr, c:c+nc) -= L(r:r+mr, :) W(c:c+nc, :)^T in the region
@@ -276,10 +223,13 @@ void run_updates(const Vector<UpdateTask>& upd, UpdateBuffers& buf, SideBlas& si
   long long mtiles = 0, mtiles128 = 0;
   auto add_mma = [&](UpdateTask t, bool full) {
     t.full = full ? 1 : 0;
-    const bool big = is_big(t.nrow, t.ncol);
+    const bool big = t.nrow >= 256 && t.ncol >= 128;
     t.tile_begin = big ? mtiles128 : mtiles;
     (big ? mtiles128 : mtiles) += update_mma_tiles(t.nrow, t.ncol, big ? 128 : 64, full);
     (big ? mt128 : mt).push_back(t);
+  };
+  auto is_plain = [](const UpdateTask& u, int mr, int nc) {
+    return mr >= plain_gemm_min && nc >= plain_gemm_min && static_cast<double>(mr) * nc * u.kdim >= plain_gemm_work;
   };
   auto piece = [&](const UpdateTask& u, int r, int c, int mr, int nc) {
     if (mr <= 0 || nc <= 0) return;
@@ -295,10 +245,13 @@ void run_updates(const Vector<UpdateTask>& upd, UpdateBuffers& buf, SideBlas& si
     p.ncol = nc;
     add_mma(p, !(r == c && mr == nc));
   };
+  // where a square of n columns is halved: its first half, rounded up to a multiple of cb_gemm_col_block
+  auto half = [](int n) { return (n / 2 + cb_gemm_col_block - 1) / cb_gemm_col_block * cb_gemm_col_block; };
   Vector<std::pair<int, int>> todo;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const UpdateTask& u = tasks[i];
-    if (!cut[i]) {
+  for (const UpdateTask& u : upd) {
+    if (u.kdim <= 0 || u.nrow <= 0 || u.ncol <= 0) continue;
+    // the biggest pieces: the rectangle below the top square, the lower left quarter of the square
+    if (!is_plain(u, u.nrow - u.ncol, u.ncol) && !is_plain(u, u.ncol - half(u.ncol), half(u.ncol))) {
       add_mma(u, false);
       continue;
     }
@@ -332,9 +285,9 @@ void run_updates(const Vector<UpdateTask>& upd, UpdateBuffers& buf, SideBlas& si
   if (!mt.empty() || !mt128.empty()) {
     const size_t n64 = mt.size();
     mt.insert(mt.end(), mt128.begin(), mt128.end());
-    buf.mma.upload(mt.data(), mt.size(), st);
-    launch_update_mma(buf.mma.get() + n64, static_cast<int>(mt128.size()), mtiles128, 128, st);
-    launch_update_mma(buf.mma.get(), static_cast<int>(n64), mtiles, 64, st);
+    dmma.upload(mt.data(), mt.size(), st);
+    launch_update_mma(dmma.get() + n64, static_cast<int>(mt128.size()), mtiles128, 128, st);
+    launch_update_mma(dmma.get(), static_cast<int>(n64), mtiles, 64, st);
   }
   if (!plain.empty()) side.join(st);
 }
@@ -437,13 +390,14 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   if (scale) dscale.upload(scale, static_cast<size_t>(sym.n), st);
 
   // dF: this level's fronts; dFprev: the previous level's, whose contribution blocks this level assembles
-  DeviceBuffer<double> dF, dFprev, dDlev, dLt, dS, dL, dDs, dLines;
+  DeviceBuffer<double> dF, dFprev, dDlev, dLt, dS, dW, dL, dDs, dLines;
   DeviceBuffer<int> dVars, dScr, dQ, dRows;
   DeviceBuffer<WindowResult> dRes;
   DeviceBuffer<FrontDesc> dFronts;
   DeviceBuffer<ChildTask> dChild;
   DeviceBuffer<WindowTask> dWin;
-  UpdateBuffers ubuf;
+  DeviceBuffer<FormWTask> dFormW;
+  DeviceBuffer<UpdateTask> dUpd;
   DeviceBuffer<CopyOutTask> dCopy;
 
   {  // the side streams' cuBLAS handles now, if some front may have pieces for them
@@ -469,14 +423,14 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     dLines.reserve_discard(slack(128 * plan.rows));
     dS.reserve_discard(slack(4096 * plan.nf));
     dScr.reserve_discard(slack(3 * plan.rows + plan.nf));
-    ubuf.w.reserve_discard(slack(plan.w));
+    dW.reserve_discard(slack(plan.w));
   }
   // task arrays for the largest level (window updates and contribution updates: a few per front)
   dFronts.reserve_discard(static_cast<size_t>(plan.nf) + 16);
   dChild.reserve_discard(static_cast<size_t>(plan.nf) + 16);
   dWin.reserve_discard(static_cast<size_t>(plan.nf) + 16);
-  ubuf.formw.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
-  ubuf.mma.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
+  dFormW.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
+  dUpd.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
   dCopy.reserve_discard(static_cast<size_t>(plan.nf) + 16);
   dRes.reserve_discard(static_cast<size_t>(plan.nf) + 16);
   dQ.reserve_discard(2 * static_cast<size_t>(plan.nf) + 32);
@@ -484,32 +438,56 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Vector<FrontDesc> fronts;
   Vector<int> kk, ss, active, progress, block_end, block_k0;
   Vector<WindowTask> wins;
+  Vector<FormWTask> formw;
   Vector<UpdateTask> upd;
   Vector<int> qhost;
+  long long w_size = 0;  // doubles of W the queued updates need
 
   // Queues C(r0:m, r0:c1) -= L(r0:m, j0:j0+nq) D W^T on front fd, the lower trapezoid, with W = the rows
-  // r0:c1 of L(:, j0:j0+nq) D (formed by the update kernel, or by form_w for plain cuBLAS pieces).
+  // r0:c1 of L(:, j0:j0+nq) D (W's place in dW is an offset until run_queued_updates).
   auto queue_update = [&](const FrontDesc& fd, int r0, int c1, int j0, int nq) {
     const int ncol = c1 - r0;
     if (ncol <= 0 || nq <= 0) return;
     double* F = dF.get() + fd.off;
+    FormWTask fw;
+    fw.l = F + r0 + static_cast<long long>(j0) * fd.m;
+    fw.d = dDlev.get() + fd.d_off + 2LL * j0;
+    fw.w = reinterpret_cast<double*>(w_size);
+    fw.ldl = fd.m;
+    fw.nrow = ncol;
+    fw.q = nq;
+    formw.push_back(fw);
     UpdateTask u;
     u.c = F + r0 + static_cast<long long>(r0) * fd.m;
     u.ldc = fd.m;
-    u.l = F + r0 + static_cast<long long>(j0) * fd.m;
+    u.l = fw.l;
     u.ldl = fd.m;
-    u.w = u.l;  // the region's columns are its first rows
-    u.ldw = fd.m;
-    u.d = dDlev.get() + fd.d_off + 2LL * j0;
+    u.w = fw.w;
+    u.ldw = ncol;
     u.nrow = fd.m - r0;
     u.ncol = ncol;
     u.kdim = nq;
     upd.push_back(u);
+    w_size += static_cast<long long>(ncol) * nq;
   };
-  // Runs the queued updates and empties the queue.
+  // Forms every queued W and runs the updates (one form_w launch, then run_updates); empties the queue.
+  Event ev_formw;
+  bool mark_formw = false;  // record ev_formw after the next form_w launch (--print-level 3)
   auto run_queued_updates = [&] {
-    if (!upd.empty()) run_updates(upd, ubuf, side_blas, st);
+    if (!upd.empty()) {
+      dW.reserve_discard(static_cast<size_t>(w_size));
+      for (auto& fw : formw) fw.w = dW.get() + reinterpret_cast<long long>(fw.w);
+      for (auto& u : upd) u.w = dW.get() + reinterpret_cast<long long>(u.w);
+      dFormW.upload(formw.data(), formw.size(), st);
+      long long max_entries = 0;
+      for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
+      launch_form_w(dFormW.get(), static_cast<int>(formw.size()), max_entries, st);
+      if (mark_formw) ev_formw.record(st);
+      run_updates(upd, dUpd, side_blas, st);
+    }
+    formw.clear();
     upd.clear();
+    w_size = 0;
   };
 
   const auto h1 = clock::now();
@@ -752,7 +730,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       info[fd.node].nelim = kk[f];
       queue_update(fd, fd.p, fd.m, 0, kk[f]);
     }
+    mark_formw = options.print_level >= 3;
+    if (mark_formw) ev_formw.record(st);
     run_queued_updates();
+    mark_formw = false;
     const double upd_host = secs(upd_h0, clock::now());
 
     ev_updated.record(st);
@@ -799,10 +780,11 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       }
       std::fprintf(stderr, "ssids gpu factor: level %d: %d fronts, largest m %d, p %d; %lld window steps; wall %.3f ms, "
                    "device assembly %.3f, dense %.3f (factor_window %.3f, apply_window %.3f, commit_window %.3f), update %.3f "
-                   "(%.0f GFlop/s; host %.3f), other %.3f ms\n", static_cast<int>(lev), static_cast<int>(nf), mmax, pmax, n_steps - steps_before,
+                   "(%.0f GFlop/s; host %.3f, form_w %.3f), other %.3f ms\n", static_cast<int>(lev), static_cast<int>(nf), mmax, pmax, n_steps - steps_before,
                    1e3 * secs(lev_t0, clock::now()), 1e3 * ev_assembled.since(ev_start), 1e3 * ev_dense.since(ev_assembled),
                    1e3 * (t_win - win_before), 1e3 * (t_apply - apply_before), 1e3 * (t_commit - commit_before),
                    1e3 * ev_updated.since(ev_dense), upd_flops / std::max(1e-9, ev_updated.since(ev_dense)) * 1e-9, 1e3 * upd_host,
+                   1e3 * ev_formw.since(ev_dense),
                    1e3 * ev_copied.since(ev_updated));
     }
   }

@@ -56,8 +56,7 @@ void launch_permute_range(const FrontDesc* front, double* fbuf, int* vars, int l
 /// Number of 64x64 lower tiles of a region nrow x ncol (nrow >= ncol).
 long long update_tiles(int nrow, int ncol);
 /// The same updates on the FP64 tensor cores (update_mma.cu), in bm x bm tiles (bm = 64 or 128); tasks sorted
-/// by tile_begin, counted with update_mma_tiles(nrow, ncol, bm, task.full) (full: the whole rectangle). Tasks
-/// with UpdateTask::d (W = w D formed by the kernel) only in tiles of 64.
+/// by tile_begin, counted with update_mma_tiles(nrow, ncol, bm, task.full) (full: the whole rectangle).
 void launch_update_mma(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s);
 long long update_mma_tiles(int nrow, int ncol, int bm, bool full = false);
 /// The mma instruction of launch_update_mma (0: m8n8k4, 1: m16n8k4, the default, 2: m16n8k8, 3: m16n8k16; for

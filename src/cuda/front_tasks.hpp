@@ -94,10 +94,6 @@ struct UpdateTask {
   double* c;
   const double* l;
   const double* w;
-  /// launch_update_mma in tiles of 64 only: when set, the product is L (w D)^T, with w rows of L (leading dimension ldw) and d
-  /// the D of the kdim pivots (2 per pivot, CPU layout; a task never splits a 2x2): the kernel forms W = w D in
-  /// shared memory, with form_w's arithmetic, instead of reading a W that form_w wrote.
-  const double* d = nullptr;
   long long tile_begin;  ///< first tile index of this task in the launch
   int ldc, ldl, ldw;
   int nrow, ncol, kdim;  ///< region rows (>= ncol), region columns, inner dimension

@@ -104,18 +104,8 @@ __device__ __forceinline__ int task_of_tile(const UpdateTask* tasks, int ntasks,
   return lo;
 }
 
-/// Shared memory of one stage, in doubles: BK rows (k) of A (rows of L), BK + 2 rows of B (the rows of W, or
-/// of L with a halo row on each side when the kernel applies D) and the D of those BK + 2 pivots.
-template <int BM, int PAD, int BK>
-__host__ __device__ constexpr int mma_stage_doubles() {
-  return BK * (BM + PAD) + (BK + 2) * (BM + PAD) + 2 * (BK + 2);
-}
-
 /// One BM x BM lower tile per block: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BM/WARPS_N) block.
-/// When a task has D (UpdateTask::d), its B stage holds the rows of L for k0 - 1 .. k0 + BK (a 2x2 pivot may
-/// straddle a stage) and is turned into W = L D in place, between a second barrier and the products; only in
-/// kernels built with APPLY_D (D of other tasks is ignored).
-template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB, bool APPLY_D>
+template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kernel(const UpdateTask* tasks, int ntasks) {
   constexpr int mma_bk = BK, mma_stages = STAGES, mma_pad = PAD;
   constexpr int threads = 32 * WARPS_M * WARPS_N;
@@ -123,17 +113,11 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kerne
   constexpr int MT = WM / 16, NT = WN / 8;             // 16 x 8 products per warp
   constexpr int ld = BM + mma_pad;                     // a stage holds BK rows (k) of BM entries
   constexpr int K4 = mma_bk / 4;
-  constexpr int stage_size = mma_stage_doubles<BM, PAD, BK>();
-  constexpr int TPR = threads / BM, CPT = BK / TPR;  // D applied by TPR threads of one warp per row, CPT columns each
   static_assert(WM % 16 == 0 && WN % 8 == 0, "warp block");
   static_assert((BM * mma_bk) % threads == 0, "stage copy");
-  static_assert(threads % BM == 0 && 32 % TPR == 0 && BK % TPR == 0 && 2 * (BK + 2) <= threads, "D application");
-  static_assert(STAGES >= 2, "pipeline");
   extern __shared__ double smem[];
-  // stage s: smem + s * stage_size: A [BK][ld], then B [BK + 2][ld] (row 0 is k0 - 1), then D [BK + 2][2]
-  auto stage_a = [&](int s) { return smem + s * stage_size; };
-  auto stage_b = [&](int s) { return smem + s * stage_size + mma_bk * ld; };
-  auto stage_d = [&](int s) { return smem + s * stage_size + (2 * mma_bk + 2) * ld; };
+  double* sa = smem;                                   // [stages][BK][ld]: rows of L
+  double* sb = smem + mma_stages * mma_bk * ld;        // [stages][BK][ld]: rows of W
 
   // the task and the tile (ti, tj), ti >= tj, of this block (tiles of a region column by column)
   const long long bid = blockIdx.x;
@@ -153,7 +137,6 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kerne
   }
   const int i0 = ti * BM, j0 = tj * BM;
   const int jmax = t.full ? t.ncol : 0;  // entries (i, j) with i >= j, or all of a full rectangle
-  const bool apply_d = APPLY_D && t.d != nullptr;  // the same for the whole block
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int wm = warp % WARPS_M, wn = warp / WARPS_M;
@@ -161,8 +144,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kerne
 
   // stage copies: consecutive threads take consecutive rows of one k column (coalesced)
   auto load_stage = [&](int stage, int k0) {
-    double* da = stage_a(stage);
-    double* db = stage_b(stage);
+    double* da = sa + stage * mma_bk * ld;
+    double* db = sb + stage * mma_bk * ld;
 #pragma unroll
     for (int q = 0; q < BM * mma_bk / threads; ++q) {
       const int e = tid + q * threads, r = e % BM, kk = e / BM;
@@ -170,48 +153,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kerne
       const bool kin = gk < t.kdim;
       const bool ain = kin && gi < t.nrow, bin = kin && gj < t.ncol;
       cp_async8(da + kk * ld + r, ain ? t.l + gi + static_cast<long long>(gk) * t.ldl : t.l, ain);
-      cp_async8(db + (kk + 1) * ld + r, bin ? t.w + gj + static_cast<long long>(gk) * t.ldw : t.w, bin);
+      cp_async8(db + kk * ld + r, bin ? t.w + gj + static_cast<long long>(gk) * t.ldw : t.w, bin);
     }
-    if (apply_d) {  // the halo rows k0 - 1 and k0 + BK of L, and D of k0 - 1 .. k0 + BK (zeros outside 0..kdim)
-#pragma unroll
-      for (int q = 0; q < (2 * BM + threads - 1) / threads; ++q) {
-        const int e = tid + q * threads;
-        if (e < 2 * BM) {
-          const int r = e % BM, kr = e < BM ? 0 : mma_bk + 1;
-          const int gk = k0 - 1 + kr, gj = j0 + r;
-          const bool in = gk >= 0 && gk < t.kdim && gj < t.ncol;
-          cp_async8(db + kr * ld + r, in ? t.w + gj + static_cast<long long>(gk) * t.ldw : t.w, in);
-        }
-      }
-      if (tid < 2 * (mma_bk + 2)) {
-        const int gk = k0 - 1 + tid / 2;
-        const bool in = gk >= 0 && gk < t.kdim;
-        cp_async8(stage_d(stage) + tid, in ? t.d + 2LL * gk + tid % 2 : t.d, in);
-      }
-    }
-  };
-  // W = L D on the B rows 1..BK of a stage, in place, with form_w's operations (form_w_kernel in
-  // dense_kernels.cu: a 2x2 pivot's columns are fma(l_a, d_a, l_b * d_ab)); the TPR threads of a row are
-  // neighbours in one warp and read the raw entries they share before any of them writes
-  auto apply_stage_d = [&](int stage) {
-    double* db = stage_b(stage);
-    const double* dd = stage_d(stage);
-    const int r = tid / TPR, c0 = (tid % TPR) * CPT;
-    double x[CPT + 2];  // raw rows c0 .. c0 + CPT + 1 of the stage (pivots k0 - 1 + c0 ..)
-#pragma unroll
-    for (int i = 0; i < CPT + 2; ++i) x[i] = db[(c0 + i) * ld + r];
-    double v[CPT];
-#pragma unroll
-    for (int c = 0; c < CPT; ++c) {
-      const int kr = c0 + c + 1;
-      const double dg = dd[2 * kr], off = dd[2 * kr + 1], off_prev = dd[2 * kr - 1];
-      if (off != 0.0) v[c] = __fma_rn(x[c + 1], dg, __dmul_rn(x[c + 2], off));           // first of a 2x2
-      else if (off_prev != 0.0) v[c] = __fma_rn(x[c], off_prev, __dmul_rn(x[c + 1], dg));  // second of a 2x2
-      else v[c] = __dmul_rn(x[c + 1], dg);
-    }
-    __syncwarp();
-#pragma unroll
-    for (int c = 0; c < CPT; ++c) db[(c0 + c + 1) * ld + r] = v[c];
   };
 
   double acc[MT][NT][4];
@@ -234,12 +177,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kerne
     const int nxt = it + mma_stages - 1;
     if (nxt < nk) load_stage(nxt % mma_stages, nxt * mma_bk);
     cp_async_commit();
-    if (apply_d) {
-      apply_stage_d(it % mma_stages);
-      __syncthreads();
-    }
-    const double* da = stage_a(it % mma_stages) + wm * WM + g;
-    const double* db = stage_b(it % mma_stages) + ld + wn * WN + g;
+    const double* da = sa + (it % mma_stages) * mma_bk * ld + wm * WM + g;
+    const double* db = sb + (it % mma_stages) * mma_bk * ld + wn * WN + g;
     // k steps outermost: the MT x NT products of one step are independent, so consecutive mma instructions
     // do not wait for each other's accumulators
     constexpr int KS = SHAPE == 3 ? 4 : SHAPE == 2 ? 2 : 1;  // steps of 4 per instruction
@@ -288,10 +227,10 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kerne
   }
 }
 
-template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB, bool APPLY_D>
+template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB>
 void launch_mma(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s) {
-  constexpr int smem = STAGES * mma_stage_doubles<BM, PAD, BK>() * static_cast<int>(sizeof(double));
-  auto kernel = update_mma_kernel<BM, WARPS_M, WARPS_N, SHAPE, PAD, BK, STAGES, MINB, APPLY_D>;
+  constexpr int smem = 2 * STAGES * BK * (BM + PAD) * static_cast<int>(sizeof(double));
+  auto kernel = update_mma_kernel<BM, WARPS_M, WARPS_N, SHAPE, PAD, BK, STAGES, MINB>;
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
              "cudaFuncSetAttribute (update_mma_kernel)");
   kernel<<<static_cast<unsigned>(ntiles), 32 * WARPS_M * WARPS_N, smem, s>>>(tasks, ntasks);
@@ -301,14 +240,13 @@ void launch_mma(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStrea
 int mma_shape = 1;  // m16n8k4: the fastest of the four on the H200 (bench_level_update --mma-shape)
 
 // Tiles of 64: 4 warps of 32 x 32, registers bounded for 4 blocks per multiprocessor (a few bytes spilled;
-// faster than 3 blocks on levels of many small fronts); they apply D (UpdateTask::d). Tiles of 128 do not: 8 warps of 64 x 32, one block per
-// multiprocessor (bounding its 212 registers to 128 spills heavily; 16 warps of 32 x 32 at 128 registers were
-// 1-2% slower, bench/NOTES.md session 12). Rows padded by 4: the 8-byte fragment loads of a half-warp (4 k rows
-// x 4 entries) hit distinct banks.
+// faster than 3 blocks on levels of many small fronts). Tiles of 128: 8 warps of 64 x 32, one block per
+// multiprocessor (bounding its 212 registers to 128 spills heavily). Rows padded by 4: the 8-byte fragment
+// loads of a half-warp (4 k rows x 4 entries) hit distinct banks.
 template <int SHAPE>
 void launch_shape(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s) {
-  if (bm == 128) launch_mma<128, 2, 4, SHAPE, 4, 16, 3, 1, false>(tasks, ntasks, ntiles, s);
-  else launch_mma<64, 2, 2, SHAPE, 4, 16, 3, 4, true>(tasks, ntasks, ntiles, s);
+  if (bm == 128) launch_mma<128, 2, 4, SHAPE, 4, 16, 3, 1>(tasks, ntasks, ntiles, s);
+  else launch_mma<64, 2, 2, SHAPE, 4, 16, 3, 4>(tasks, ntasks, ntiles, s);
 }
 
 }  // namespace
