@@ -237,6 +237,7 @@ Level make_level(const std::vector<Spec>& specs, Kind kind, std::uint64_t seed) 
     fd.var_off = voff;
     fd.d_off = doff;
     fd.m = specs[i].m;
+    fd.ld = fd.m;
     fd.p = specs[i].p;
     fd.ndelay = specs[i].p / 3;
     fd.ncol = fd.p - fd.ndelay;
@@ -840,6 +841,7 @@ AssemblyLevel make_assembly_level(std::uint64_t seed) {
   for (const auto& sh : shapes) {
     FrontDesc fd{};
     fd.m = sh[0];
+    fd.ld = fd.m;
     fd.ncol = sh[1];
     fd.ndelay = sh[2];
     fd.p = fd.ncol + fd.ndelay;
@@ -1140,10 +1142,11 @@ std::vector<FrontDesc> zero_test_fronts(std::vector<double>& f) {
   for (const auto& sh : shapes) {
     FrontDesc fd{};
     fd.m = sh[0];
+    fd.ld = fd.m + static_cast<int>(fronts.size() % 3) * 5;  // leading dimensions above m too
     fd.p = fd.ncol = sh[1];
     fd.off = off;
     fd.node = static_cast<int>(fronts.size());
-    off += static_cast<long long>(fd.m) * fd.m;
+    off += static_cast<long long>(fd.ld) * fd.m;
     fronts.push_back(fd);
   }
   f.assign(static_cast<std::size_t>(off) + 1, 0.0);
@@ -1210,7 +1213,7 @@ TEST_CASE("GPU kernels - CPU twins: zero_fronts clears the fully summed columns 
   for (const FrontDesc& fd : fronts)
     for (long long j = 0; j < fd.m; ++j)
       for (long long i = 0; i < fd.m; ++i) {
-        const long long e = fd.off + i + j * fd.m;
+        const long long e = fd.off + i + j * fd.ld;
         // read or written by the factorization: a fully summed column, the lower triangle of the contribution
         // block, or the upper part of a DGEMM block's diagonal square
         const bool used = j < fd.p || i >= j || (i >= fd.p && (i - fd.p) / cb_gemm_col_block == (j - fd.p) / cb_gemm_col_block);

@@ -43,24 +43,24 @@ __global__ void assemble_a_kernel(const FrontDesc* fronts, double* fbuf, const l
       acc += v;
     }
     const int r = front_row(a.lrow, f.ncol, f.ndelay);
-    F[r + static_cast<long long>(a.lcol) * f.m] = acc;
+    F[r + static_cast<long long>(a.lcol) * f.ld] = acc;
   }
 }
 
 // grid: (fronts, spread). Clears what the factorization of a front reads before writing: the fully summed
-// columns entirely (m * p contiguous entries), and column j >= p from row cb_zero_row(p, j) down (the
+// columns entirely (ld * p contiguous entries), and column j >= p from row cb_zero_row(p, j) down (the
 // contribution block's lower triangle and the upper parts of the DGEMM blocks' diagonal squares). A warp
 // per column, lanes down the column.
 __global__ void zero_fronts_kernel(const FrontDesc* fronts, double* fbuf) {
   const FrontDesc f = fronts[blockIdx.x];
   double* F = fbuf + f.off;
-  const long long m = f.m, fs = m * f.p;
+  const long long m = f.m, ld = f.ld, fs = ld * f.p;
   const int lane = threadIdx.x & 31;
   for (long long e = static_cast<long long>(blockIdx.y) * blockDim.x + threadIdx.x; e < fs;
        e += static_cast<long long>(gridDim.y) * blockDim.x)
     F[e] = 0.0;
   for (long long j = f.p + first_warp(); j < m; j += warp_stride())
-    for (long long i = cb_zero_row(f.p, j) + lane; i < m; i += 32) F[i + j * m] = 0.0;
+    for (long long i = cb_zero_row(f.p, j) + lane; i < m; i += 32) F[i + j * ld] = 0.0;
 }
 
 // grid: one block per child task of this rank. Each parent appears at most once per launch. The child's
@@ -83,8 +83,8 @@ __global__ void assemble_children_kernel(const ChildTask* tasks, const FrontDesc
       const int fi = i < t.nd ? t.delay_pos + i
                               : front_row(cmap[t.cmap_off + t.child_ncol + (i - t.nd)], f.ncol, f.ndelay);
       const double v = C[i + static_cast<long long>(j) * t.cb_ld];
-      if (fi >= fj) F[fi + static_cast<long long>(fj) * f.m] += v;
-      else F[fj + static_cast<long long>(fi) * f.m] += v;
+      if (fi >= fj) F[fi + static_cast<long long>(fj) * f.ld] += v;
+      else F[fj + static_cast<long long>(fi) * f.ld] += v;
     }
   }
 }
@@ -98,8 +98,7 @@ __global__ void copy_out_kernel(const CopyOutTask* tasks, const FrontDesc* front
   const double* F = fbuf + f.off;
   const long long m = f.m;
   for_column_segments(t.nelim, m, [&](long long j, long long i) {
-    const long long e = i + j * m;
-    lstore[t.l_off + e] = i < j ? 0.0 : F[e];
+    lstore[t.l_off + i + j * m] = i < j ? 0.0 : F[i + j * f.ld];
   });
   if (blockIdx.y == 0) {
     for (int i = threadIdx.x; i < f.m; i += blockDim.x) rows_store[t.rows_off + i] = vars[f.var_off + i];

@@ -38,9 +38,9 @@ constexpr int W = max_window;
 constexpr int tile = 64;
 constexpr int tile_k = 16;
 
-/// Entry (i, j) of the symmetric front stored by its lower triangle.
-__device__ __forceinline__ double sym_at(const double* F, long long m, long long i, long long j) {
-  return i >= j ? F[i + j * m] : F[j + i * m];
+/// Entry (i, j) of the symmetric front stored by its lower triangle (leading dimension ld).
+__device__ __forceinline__ double sym_at(const double* F, long long ld, long long i, long long j) {
+  return i >= j ? F[i + j * ld] : F[j + i * ld];
 }
 
 /// Multiplier acceptance: |l| <= 1/u, written so that u = 0 accepts every finite value and NaN/Inf fail.
@@ -48,25 +48,26 @@ __device__ __forceinline__ bool multiplier_ok(double l, double u) {
   return isfinite(l) && fabs(l) * u <= 1.0;
 }
 
-/// Symmetric swap of positions a < b of the m x m front (lower storage), done by the whole block.
-__device__ void sym_swap(double* F, long long m, int a, int b, int* vars) {
+/// Symmetric swap of positions a < b of the m x m front (lower storage, leading dimension ld), done by the
+/// whole block.
+__device__ void sym_swap(double* F, long long m, long long ld, int a, int b, int* vars) {
   for (long long j = threadIdx.x; j < m; j += blockDim.x) {
     double* x;
     double* y;
     if (j < a) {
-      x = F + a + j * m;
-      y = F + b + j * m;
+      x = F + a + j * ld;
+      y = F + b + j * ld;
     } else if (j == a) {
-      x = F + a + a * m;
-      y = F + b + b * m;
+      x = F + a + a * ld;
+      y = F + b + b * ld;
     } else if (j < b) {
-      x = F + j + a * m;
-      y = F + b + j * m;
+      x = F + j + a * ld;
+      y = F + b + j * ld;
     } else if (j == b) {
       continue;
     } else {
-      x = F + j + a * m;
-      y = F + j + b * m;
+      x = F + j + a * ld;
+      y = F + j + b * ld;
     }
     const double t = *x;
     *x = *y;
@@ -81,7 +82,7 @@ __device__ void sym_swap(double* F, long long m, int a, int b, int* vars) {
 
 /// Apply the permutation src of positions [lo, lo+len): afterwards position lo+t holds what was at
 /// lo+src[t]. Done as at most len transpositions; pos/at are len-int scratch arrays.
-__device__ void permute_positions(double* F, long long m, int* vars, int lo, int len, const int* src, int* pos,
+__device__ void permute_positions(double* F, long long m, long long ld, int* vars, int lo, int len, const int* src, int* pos,
                                   int* at) {
   __shared__ int sa, sb;
   for (int t = threadIdx.x; t < len; t += blockDim.x) {
@@ -103,7 +104,7 @@ __device__ void permute_positions(double* F, long long m, int* vars, int lo, int
       }
     }
     __syncthreads();
-    if (sa != sb) sym_swap(F, m, lo + min(sa, sb), lo + max(sa, sb), vars);
+    if (sa != sb) sym_swap(F, m, ld, lo + min(sa, sb), lo + max(sa, sb), vars);
     __syncthreads();
   }
 }
@@ -130,7 +131,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
   const int tr = threadIdx.x & (W - 1), tc = threadIdx.x / W;
   constexpr int cstep = 256 / W;
   if (tr < w)
-    for (int c = tc; c < w; c += cstep) S[tr][c] = sym_at(F, m, base + tr, base + c);
+    for (int c = tc; c < w; c += cstep) S[tr][c] = sym_at(F, f.ld, base + tr, base + c);
   for (int c = threadIdx.x; c < W; c += blockDim.x) {
     processed[c] = 0;
     pos_of[c] = W;
@@ -353,7 +354,7 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
   const long long row = t.k + rel;
   double xp[W];
 #pragma unroll
-  for (int j = 0; j < W; ++j) xp[j] = j < np ? sym_at(F, m, row, base + order[j]) : 0.0;
+  for (int j = 0; j < W; ++j) xp[j] = j < np ? sym_at(F, f.ld, row, base + order[j]) : 0.0;
   int first_bad = W;
   bool second = false;  // pc is the second column of a 2x2 pivot
 #pragma unroll
@@ -475,7 +476,7 @@ __global__ void commit_lines_kernel(const WindowTask* tasks, const FrontDesc* fr
   const int* mv = src + len;
   const long long nm = src[3 * len];
   double* lines = line_buf + t.line_off;
-  for_column_segments(nm, m, [&](long long i, long long x) { lines[i * m + x] = sym_at(F, m, t.k + mv[i], x); });
+  for_column_segments(nm, m, [&](long long i, long long x) { lines[i * m + x] = sym_at(F, f.ld, t.k + mv[i], x); });
 }
 
 // commit, third launch, grid (tasks, spread): the new lines of the moved positions, from the copies. Entry
@@ -507,7 +508,7 @@ __global__ void commit_scatter_kernel(const WindowTask* tasks, const FrontDesc* 
     if (xmoved && x > P) return;
     const long long c = P < x ? P : x, rr = P < x ? x : P;
     if (c >= k && c < k + q) return;
-    F[rr + c * m] = lines[static_cast<long long>(inv[i]) * m + xs];
+    F[rr + c * f.ld] = lines[static_cast<long long>(inv[i]) * m + xs];
   });
 }
 
@@ -528,13 +529,13 @@ __global__ void write_window_l_kernel(const WindowTask* tasks, const FrontDesc* 
   for_column_segments(q, ldt, [&](long long pc, long long i) {
     if (i < pc) return;
     const long long srow = i < len ? src[i] : i;
-    F[(t.k + i) + (t.k + pc) * m] = lt[srow + pc * ldt];
+    F[(t.k + i) + (t.k + pc) * f.ld] = lt[srow + pc * ldt];
   });
 }
 
 __global__ void permute_range_kernel(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch) {
   const FrontDesc f = *front;
-  permute_positions(fbuf + f.off, f.m, vars + f.var_off, lo, len, scratch, scratch + len, scratch + 2 * len);
+  permute_positions(fbuf + f.off, f.m, f.ld, vars + f.var_off, lo, len, scratch, scratch + len, scratch + 2 * len);
 }
 
 // grid: (tasks, spread); the entries of a task are spread over the blocks of grid dimension y.
@@ -551,7 +552,7 @@ __global__ void form_w_kernel(const FormWTask* tasks) {
     } else {
       v = l[static_cast<long long>(j) * t.ldl] * t.d[2 * j];
     }
-    t.w[r + jj * t.nrow] = v;
+    t.w[r + jj * (t.ldw > 0 ? t.ldw : t.nrow)] = v;
   });
 }
 

@@ -302,6 +302,14 @@ struct LevelPlan {
   long long nf = 0;      ///< fronts
 };
 
+/// Fronts are stored with a leading dimension rounded up to front_align doubles, and placed so that their
+/// contribution block (row and column p) starts on a multiple of front_align: the operands of the plain
+/// cublasDgemm pieces (rows of L, the contribution block, and W, whose leading dimension is rounded the same
+/// way) are then 64-byte aligned. cuBLAS 13 runs 64-byte-aligned operands ~25% faster than 8-byte-aligned ones,
+/// and only-16-byte-aligned ones slower still (bench/NOTES.md, session 12).
+constexpr int front_align = 8;
+inline long long round_up_align(long long v) { return (v + front_align - 1) / front_align * front_align; }
+
 LevelPlan level_plan(const Symbolic& sym) {
   LevelPlan pl;
   long long fronts_prev = 0;
@@ -309,9 +317,9 @@ LevelPlan level_plan(const Symbolic& sym) {
     long long fronts = 0, rows = 0, w = 0;
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
       const long long m = sym.nrow(sym.level_nodes[k]), p = sym.ncol(sym.level_nodes[k]), c = m - p;
-      fronts += m * m;
+      fronts += round_up_align(m) * m + front_align;
       rows += m;
-      w += c * p + 64 * p + p * std::min<long long>(p, outer_block);
+      w += c * p + (64 + front_align) * p + p * std::min<long long>(p, outer_block);
     }
     pl.fronts = std::max(pl.fronts, fronts);
     pl.front_pair = std::max(pl.front_pair, fronts + fronts_prev);
@@ -450,25 +458,26 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     if (ncol <= 0 || nq <= 0) return;
     double* F = dF.get() + fd.off;
     FormWTask fw;
-    fw.l = F + r0 + static_cast<long long>(j0) * fd.m;
+    fw.l = F + r0 + static_cast<long long>(j0) * fd.ld;
     fw.d = dDlev.get() + fd.d_off + 2LL * j0;
     fw.w = reinterpret_cast<double*>(w_size);
-    fw.ldl = fd.m;
+    fw.ldl = fd.ld;
     fw.nrow = ncol;
     fw.q = nq;
+    fw.ldw = static_cast<int>(round_up_align(ncol));  // every W 64-byte aligned (see front_align)
     formw.push_back(fw);
     UpdateTask u;
-    u.c = F + r0 + static_cast<long long>(r0) * fd.m;
-    u.ldc = fd.m;
+    u.c = F + r0 + static_cast<long long>(r0) * fd.ld;
+    u.ldc = fd.ld;
     u.l = fw.l;
-    u.ldl = fd.m;
+    u.ldl = fd.ld;
     u.w = fw.w;
-    u.ldw = ncol;
+    u.ldw = fw.ldw;
     u.nrow = fd.m - r0;
     u.ncol = ncol;
     u.kdim = nq;
     upd.push_back(u);
-    w_size += static_cast<long long>(ncol) * nq;
+    w_size += static_cast<long long>(fw.ldw) * nq;
   };
   // Forms every queued W and runs the updates (one form_w launch, then run_updates); empties the queue.
   Event ev_formw;
@@ -518,16 +527,18 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       d.ndelay = ndelay;
       d.m = sym.nrow(nd) + ndelay;
       d.p = d.ncol + ndelay;
-      d.off = foff;
+      d.ld = static_cast<int>(round_up_align(d.m));
+      d.off = round_up_align(foff + d.p) - d.p;  // the contribution block on a multiple of front_align
       d.var_off = voff;
       d.d_off = doff;
-      foff += static_cast<long long>(d.m) * d.m;
+      foff = d.off + static_cast<long long>(d.ld) * d.m;
       voff += d.m;
       doff += 2LL * d.p;
       info[nd].m = d.m;
       info[nd].p = d.p;
       info[nd].ndelay = ndelay;
       info[nd].front_off = d.off;
+      info[nd].front_ld = d.ld;
     }
     dF.reserve_discard(static_cast<size_t>(foff));
     dVars.reserve_discard(static_cast<size_t>(voff));
@@ -564,8 +575,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         t.nd = ci.p - ci.nelim;
         t.delay_pos = delay_pos[f];
         t.child_ncol = sym.ncol(c);
-        t.cb_off = ci.front_off + ci.nelim + static_cast<long long>(ci.nelim) * ci.m;
-        t.cb_ld = ci.m;
+        t.cb_off = ci.front_off + ci.nelim + static_cast<long long>(ci.nelim) * ci.front_ld;
+        t.cb_ld = ci.front_ld;
         t.cmap_off = sym.rptr[c];
         t.child_vars = ci.rows_off;
         t.child_nelim = ci.nelim;
@@ -697,8 +708,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       stream.sync();
       Vector<double> blk(static_cast<size_t>(r) * r);
       double* F = dF.get() + fd.off;
-      check_cuda(cudaMemcpy2D(blk.data(), r * sizeof(double), F + k + static_cast<long long>(k) * fd.m,
-                              fd.m * sizeof(double), r * sizeof(double), r, cudaMemcpyDeviceToHost),
+      check_cuda(cudaMemcpy2D(blk.data(), r * sizeof(double), F + k + static_cast<long long>(k) * fd.ld,
+                              fd.ld * sizeof(double), r * sizeof(double), r, cudaMemcpyDeviceToHost),
                  "cudaMemcpy2D root block");
       Vector<int> perm(r);
       Vector<double> d(2 * static_cast<size_t>(r));
@@ -712,7 +723,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       std::copy(perm.begin(), perm.end(), scr.begin());
       dScr.upload(scr.data(), scr.size(), st);
       launch_permute_range(dFronts.get() + f, dF.get(), dVars.get(), k, r, dScr.get(), st);
-      check_cuda(cudaMemcpy2DAsync(F + k + static_cast<long long>(k) * fd.m, fd.m * sizeof(double), blk.data(),
+      check_cuda(cudaMemcpy2DAsync(F + k + static_cast<long long>(k) * fd.ld, fd.ld * sizeof(double), blk.data(),
                                    r * sizeof(double), r * sizeof(double), r, cudaMemcpyHostToDevice, st),
                  "cudaMemcpy2DAsync root block");
       check_cuda(cudaMemcpyAsync(dDlev.get() + fd.d_off + 2LL * k, d.data(), 2 * static_cast<size_t>(r) * sizeof(double),

@@ -13,6 +13,7 @@ struct GpuNodeInfo {
   int m = 0, p = 0, ndelay = 0, nelim = 0;  ///< front rows, fully summed columns, delays received, eliminated
   long long l_off = 0, rows_off = 0, d_off = 0;  ///< its L block, row list and D (2 per pivot) on the device
   long long front_off = 0;                       ///< its front in its level's front buffer (while factorizing)
+  int front_ld = 0;                              ///< the front's leading dimension (while factorizing)
 };
 
 struct GpuFactorCounts {

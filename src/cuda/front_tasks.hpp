@@ -1,8 +1,9 @@
 // front_tasks.hpp — task records of the level-batched GPU factorization kernels (plain C++, no CUDA
 // headers), shared by the launchers (cuda/front_kernels.cuh) and their CPU twins (factor/gpu_twins.hpp).
 //
-// Fronts of one level live in one buffer; front f is an m x m column-major matrix (ld = m) of
-// which only the lower triangle is used. Row/column order inside a front is that of the CPU path:
+// Fronts of one level live in one buffer; front f is an m x m column-major matrix with leading dimension
+// ld >= m (factor_gpu.cu pads it to a multiple of 8 and aligns the contribution block to 64 bytes, for
+// cuBLAS's aligned kernels) of which only the lower triangle is used. Row/column order inside a front is that of the CPU path:
 //     [ own ncol columns | ndelay delayed columns | the other rows ]   (fully summed: p = ncol + ndelay)
 #pragma once
 #include <cstdint>
@@ -21,6 +22,7 @@ struct FrontDesc {
   long long var_off;  ///< offset of the front's variable list (m ints) in the level variable buffer
   long long d_off;    ///< offset of the front's D (2p doubles) in the level D buffer
   int m, p, ncol, ndelay, node;
+  int ld;             ///< leading dimension of the front (>= m)
 };
 
 /// Unique target of the entries of A in a front: value = sum over srcs of val[src] (* scale products).
@@ -104,8 +106,9 @@ struct UpdateTask {
 struct FormWTask {
   const double* l;   ///< first row, first pivot column (ld = ldl)
   const double* d;   ///< D of the pivots (2 per pivot, CPU layout)
-  double* w;         ///< output, nrow x q, ld = nrow
+  double* w;         ///< output, nrow x q, leading dimension ldw
   int ldl, nrow, q;
+  int ldw = 0;       ///< leading dimension of w (>= nrow; 0: nrow)
 };
 
 struct CopyOutTask {

@@ -44,31 +44,31 @@ inline void dev_two_by_two_inverse(double a11, double a21, double a22, double& i
 
 inline bool multiplier_ok(double l, double u) { return std::isfinite(l) && std::fabs(l) * u <= 1.0; }
 
-inline double sym_at(const double* F, long long m, long long i, long long j) {
-  return i >= j ? F[i + j * m] : F[j + i * m];
+inline double sym_at(const double* F, long long ld, long long i, long long j) {
+  return i >= j ? F[i + j * ld] : F[j + i * ld];
 }
 
 inline int front_row(int local, int ncol, int ndelay) { return local < ncol ? local : local + ndelay; }
 
 /// sym_swap of dense_kernels.cu: symmetric swap of positions a < b (lower storage) and of vars[a], vars[b].
-void sym_swap(double* F, long long m, int a, int b, int* vars) {
+void sym_swap(double* F, long long m, long long ld, int a, int b, int* vars) {
   for (long long j = 0; j < m; ++j) {
     double* x;
     double* y;
     if (j < a) {
-      x = F + a + j * m;
-      y = F + b + j * m;
+      x = F + a + j * ld;
+      y = F + b + j * ld;
     } else if (j == a) {
-      x = F + a + a * m;
-      y = F + b + b * m;
+      x = F + a + a * ld;
+      y = F + b + b * ld;
     } else if (j < b) {
-      x = F + j + a * m;
-      y = F + b + j * m;
+      x = F + j + a * ld;
+      y = F + b + j * ld;
     } else if (j == b) {
       continue;
     } else {
-      x = F + j + a * m;
-      y = F + j + b * m;
+      x = F + j + a * ld;
+      y = F + j + b * ld;
     }
     std::swap(*x, *y);
   }
@@ -77,7 +77,7 @@ void sym_swap(double* F, long long m, int a, int b, int* vars) {
 
 /// permute_positions of dense_kernels.cu: afterwards position lo+t holds what was at lo+src[t], by the same
 /// sequence of transpositions (pos/at: len-int scratch, left as the kernel leaves them).
-void permute_positions(double* F, long long m, int* vars, int lo, int len, const int* src, int* pos, int* at) {
+void permute_positions(double* F, long long m, long long ld, int* vars, int lo, int len, const int* src, int* pos, int* at) {
   for (int t = 0; t < len; ++t) {
     pos[t] = t;
     at[t] = t;
@@ -92,7 +92,7 @@ void permute_positions(double* F, long long m, int* vars, int lo, int len, const
       at[t] = e;
       pos[e] = t;
     }
-    if (sa != sb) sym_swap(F, m, lo + std::min(sa, sb), lo + std::max(sa, sb), vars);
+    if (sa != sb) sym_swap(F, m, ld, lo + std::min(sa, sb), lo + std::max(sa, sb), vars);
   }
 }
 
@@ -117,7 +117,7 @@ void factor_window_block(const WindowTask& t, const FrontDesc* fronts, const dou
   }
   for (double& x : D) x = 0.0;
   for (int c = 0; c < w; ++c)
-    for (int r = 0; r < w; ++r) S(r, c) = sym_at(F, m, base + r, base + c);
+    for (int r = 0; r < w; ++r) S(r, c) = sym_at(F, f.ld, base + r, base + c);
   int npiv = 0, stop_pos = W, fail_pos = W, fail_local = -1;
 
   while (npiv < w && stop_pos == W) {
@@ -288,7 +288,7 @@ void twin_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const l
         else acc += v;
       }
       const int r = front_row(a.lrow, f.ncol, f.ndelay);
-      F[r + static_cast<long long>(a.lcol) * f.m] = acc;
+      F[r + static_cast<long long>(a.lcol) * f.ld] = acc;
     }
   }
 }
@@ -298,9 +298,9 @@ void twin_zero_fronts(const FrontDesc* fronts, int nfronts, int, double* fbuf) {
     const FrontDesc f = fronts[b];
     double* F = fbuf + f.off;
     const long long m = f.m;
-    for (long long e = 0; e < m * f.p; ++e) F[e] = 0.0;
+    for (long long e = 0; e < static_cast<long long>(f.ld) * f.p; ++e) F[e] = 0.0;
     for (long long j = f.p; j < m; ++j)
-      for (long long i = cb_zero_row(f.p, j); i < m; ++i) F[i + j * m] = 0.0;
+      for (long long i = cb_zero_row(f.p, j); i < m; ++i) F[i + j * f.ld] = 0.0;
   }
 }
 
@@ -320,8 +320,8 @@ void twin_assemble_children(const ChildTask* tasks, int ntasks, int, const Front
         const int fi =
             i < t.nd ? t.delay_pos + i : front_row(cmap[t.cmap_off + t.child_ncol + (i - t.nd)], f.ncol, f.ndelay);
         const double v = C[i + static_cast<long long>(j) * t.cb_ld];
-        if (fi >= fj) F[fi + static_cast<long long>(fj) * f.m] += v;
-        else F[fj + static_cast<long long>(fi) * f.m] += v;
+        if (fi >= fj) F[fi + static_cast<long long>(fj) * f.ld] += v;
+        else F[fj + static_cast<long long>(fi) * f.ld] += v;
       }
     }
   }
@@ -336,7 +336,7 @@ void twin_copy_out(const CopyOutTask* tasks, int ntasks, int, const FrontDesc* f
     const long long m = f.m;
     for (long long e = 0; e < m * t.nelim; ++e) {
       const long long i = e % m, j = e / m;
-      lstore[t.l_off + e] = i < j ? 0.0 : F[e];
+      lstore[t.l_off + e] = i < j ? 0.0 : F[i + j * f.ld];
     }
     for (int i = 0; i < f.m; ++i) rows_store[t.rows_off + i] = vars[f.var_off + i];
     for (int i = 0; i < 2 * t.nelim; ++i) dstore[t.dstore_off + i] = dbuf[f.d_off + i];
@@ -384,7 +384,7 @@ void twin_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, c
       if (rr >= nrows_other) continue;
       const long long rel = rr < t.s ? rr : rr + w;
       const long long row = t.k + rel;
-      for (int a = 0; a < w; ++a) x[a] = sym_at(F, m, row, base + a);
+      for (int a = 0; a < w; ++a) x[a] = sym_at(F, f.ld, row, base + a);
       int first_bad = W;
       for (int pc = 0; pc < np;) {
         const int c1 = order[pc];
@@ -471,7 +471,7 @@ void twin_commit_window(const WindowTask* tasks, int ntasks, long long, const Fr
     const int* mv = src + len;
     const long long nm = src[3 * len];
     double* lines = line_buf + t.line_off;
-    for (long long e = 0; e < nm * m; ++e) lines[e] = sym_at(F, m, t.k + mv[e / m], e % m);
+    for (long long e = 0; e < nm * m; ++e) lines[e] = sym_at(F, f.ld, t.k + mv[e / m], e % m);
   }
   // commit_scatter_kernel
   for (int b = 0; b < ntasks; ++b) {
@@ -500,7 +500,7 @@ void twin_commit_window(const WindowTask* tasks, int ntasks, long long, const Fr
       if (xmoved && x > P) continue;
       const long long c = std::min(P, x), rr = std::max(P, x);
       if (c >= k && c < k + q) continue;
-      F[rr + c * m] = lines[static_cast<long long>(inv[i]) * m + xs];
+      F[rr + c * f.ld] = lines[static_cast<long long>(inv[i]) * m + xs];
     }
   }
   // write_window_l_kernel (a fourth launch)
@@ -519,7 +519,7 @@ void twin_commit_window(const WindowTask* tasks, int ntasks, long long, const Fr
       const long long i = e % ldt, pc = e / ldt;
       if (i < pc) continue;
       const long long srow = i < len ? src[i] : i;
-      F[(t.k + i) + (t.k + pc) * m] = lt[srow + pc * ldt];
+      F[(t.k + i) + (t.k + pc) * f.ld] = lt[srow + pc * ldt];
     }
   }
 }
@@ -527,7 +527,7 @@ void twin_commit_window(const WindowTask* tasks, int ntasks, long long, const Fr
 void twin_permute_range(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch) {
   if (len <= 1) return;  // as launch_permute_range: no launch
   const FrontDesc f = *front;
-  permute_positions(fbuf + f.off, f.m, vars + f.var_off, lo, len, scratch, scratch + len, scratch + 2 * len);
+  permute_positions(fbuf + f.off, f.m, f.ld, vars + f.var_off, lo, len, scratch, scratch + len, scratch + 2 * len);
 }
 
 void twin_form_w(const FormWTask* tasks, int ntasks, long long) {
@@ -545,7 +545,7 @@ void twin_form_w(const FormWTask* tasks, int ntasks, long long) {
       } else {
         v = l[j * ld] * t.d[2 * j];
       }
-      t.w[e] = v;
+      t.w[r + static_cast<long long>(j) * (t.ldw > 0 ? t.ldw : t.nrow)] = v;
     }
   }
 }
