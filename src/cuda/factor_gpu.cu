@@ -147,14 +147,14 @@ class Blas {
 
 /// Pieces of an update at least plain_gemm_min in both dimensions and of at least plain_gemm_work
 /// multiply-adds go to a plain cublasDgemm of their own on a side stream; the others to the tensor-core kernel.
-/// A plain call runs at DGEMM's rate but costs a launch and fills the GPU only when big: 2e9 measured best of
-/// 2.5e8-5e9 on gen:laplace3d:80 and gen:stokes3d:51 (bench/NOTES.md, session 11), where only the top levels'
-/// fronts have such pieces.
+/// A plain call runs at DGEMM's rate but costs a launch and fills the GPU only when big. Since the fronts are
+/// 64-byte aligned (front_align), 2.5e8 measured best of 2.5e8-4e9 on gen:laplace3d:80 and gen:stokes3d:51
+/// (bench/NOTES.md, session 12), where only the top levels' fronts have such pieces.
 #ifndef SSIDS_PLAIN_GEMM_MIN
 #define SSIDS_PLAIN_GEMM_MIN 512
 #endif
 #ifndef SSIDS_PLAIN_GEMM_WORK
-#define SSIDS_PLAIN_GEMM_WORK 2e9
+#define SSIDS_PLAIN_GEMM_WORK 2.5e8
 #endif
 int plain_gemm_min = SSIDS_PLAIN_GEMM_MIN;         // set_gpu_plain_gemm_bounds
 double plain_gemm_work = SSIDS_PLAIN_GEMM_WORK;
