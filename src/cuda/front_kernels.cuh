@@ -1,7 +1,7 @@
 // front_kernels.cuh — launchers (task records: cuda/front_tasks.hpp) of the level-batched GPU factorization kernels.
 //
-// Fronts of one level live in one device buffer; front f is an m x m column-major matrix (ld = m) of
-// which only the lower triangle is used. Row/column order inside a front is that of the CPU path:
+// Fronts of one level live in one device buffer; front f is an m x m column-major matrix (leading dimension
+// FrontDesc::ld >= m) of which only the lower triangle is used. Row/column order inside a front is that of the CPU path:
 //     [ own ncol columns | ndelay delayed columns | the other rows ]   (fully summed: p = ncol + ndelay)
 // Every kernel reads its task from an array indexed by blockIdx (one launch per operation and level).
 // All floating-point sums are done in a fixed order by one thread, so results are bitwise reproducible.
