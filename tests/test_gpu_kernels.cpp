@@ -823,7 +823,7 @@ struct AssemblyLevel {
   std::vector<std::vector<ChildTask>> ranks;  ///< child tasks of rank r (each parent at most once)
 };
 
-AssemblyLevel make_assembly_level(std::uint64_t seed) {
+AssemblyLevel make_assembly_level(std::uint64_t seed, int ld_pad = 0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
@@ -841,7 +841,7 @@ AssemblyLevel make_assembly_level(std::uint64_t seed) {
   for (const auto& sh : shapes) {
     FrontDesc fd{};
     fd.m = sh[0];
-    fd.ld = fd.m;
+    fd.ld = fd.m + ld_pad;
     fd.ncol = sh[1];
     fd.ndelay = sh[2];
     fd.p = fd.ncol + fd.ndelay;
@@ -849,7 +849,7 @@ AssemblyLevel make_assembly_level(std::uint64_t seed) {
     fd.off = off;
     fd.var_off = voff;
     fd.d_off = doff;
-    off += static_cast<long long>(fd.m) * fd.m;
+    off += static_cast<long long>(fd.ld) * fd.m;
     voff += fd.m;
     doff += 2LL * fd.p;
     L.fronts.push_back(fd);
@@ -1155,7 +1155,7 @@ std::vector<FrontDesc> zero_test_fronts(std::vector<double>& f) {
 }
 
 TEST_CASE("GPU kernels - CPU twins: assembly and copy-out kernels against their definitions") {
-  AssemblyLevel L = make_assembly_level(4600);
+  AssemblyLevel L = make_assembly_level(4600, 3);  // leading dimensions above m
   const int nf = static_cast<int>(L.fronts.size());
   twin_init_fronts(L.fronts.data(), nf, L.f.data(), L.vars.data(), L.perm.data(), L.sptr.data(), L.rptr.data(),
                    L.rlist.data());
@@ -1173,7 +1173,7 @@ TEST_CASE("GPU kernels - CPU twins: assembly and copy-out kernels against their 
       double s = 0.0;
       for (int e = a.src_begin; e < a.src_end; ++e) s += L.val[L.srcs[e]];
       const int r = a.lrow < fd.ncol ? a.lrow : a.lrow + fd.ndelay;
-      CHECK(L.f[fd.off + r + static_cast<long long>(a.lcol) * fd.m] == s);
+      CHECK(L.f[fd.off + r + static_cast<long long>(a.lcol) * fd.ld] == s);
     }
   // children: every entry of every child block lands once in its parent (sum over all ranks)
   std::vector<double> before = L.f, expect = L.f;
@@ -1188,7 +1188,7 @@ TEST_CASE("GPU kernels - CPU twins: assembly and copy-out kernels against their 
       for (int j = 0; j < t.mc; ++j)
         for (int i = j; i < t.mc; ++i) {
           const int fi = std::max(frow(i), frow(j)), fj = std::min(frow(i), frow(j));
-          expect[fd.off + fi + static_cast<long long>(fj) * fd.m] += L.cb_prev[t.cb_off + i + static_cast<long long>(j) * t.cb_ld];
+          expect[fd.off + fi + static_cast<long long>(fj) * fd.ld] += L.cb_prev[t.cb_off + i + static_cast<long long>(j) * t.cb_ld];
         }
     }
   for (const auto& rank : L.ranks)
