@@ -19,6 +19,7 @@
 // --sweep: instead of a problem, single fronts of mc x mc with p pivots over a grid of shapes, as --per-level,
 //          plus one square DGEMM of the whole mc x mc (its rate counts 2 p mc^2) — how cuBLAS's rate depends
 //          on the inner dimension p of these updates.
+// --mma-only: of --per-level and --sweep, only the tensor-core kernel (and the square DGEMM of --sweep).
 // --min-area A: the fronts whose contribution block has at least A entries (default 512 x 256; 1: every front, as
 //          the factorization now sends every region to the tensor-core kernel); --level L: only level L of --per-level.
 // Usage: bench_level_update [--repeat R] [--streams S] [--col-block B] [--per-level] [--mma-shape K] [--check]
@@ -81,7 +82,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   int repeat = 3, nstreams = 4, col_block = 512;
-  bool per_level = false, sweep = false, check = false;
+  bool per_level = false, sweep = false, check = false, mma_only = false;
   std::string spec;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
     else if (a == "--per-level") per_level = true;
     else if (a == "--sweep") sweep = true;
     else if (a == "--check") check = true;
+    else if (a == "--mma-only") mma_only = true;
     else if (a == "--min-area" && i + 1 < argc) kMinArea = std::atoll(argv[++i]);
     else if (a == "--level" && i + 1 < argc) only_level = std::atoi(argv[++i]);
     else if (a == "--mma-shape" && i + 1 < argc) ssids::detail::gpu::set_update_mma_shape(std::atoi(argv[++i]));
@@ -349,14 +351,14 @@ int main(int argc, char** argv) {
           fl += static_cast<double>(f.p) * f.mc * f.mc;
         }
         const Plan& pl = plans[li];
-        const double tg = time_median([&] { grouped(fr, pl, pl.trapezoids); });
+        const double tg = mma_only ? 1.0 : time_median([&] { grouped(fr, pl, pl.trapezoids); });
         std::printf("  %3zu: %4zu fronts, mc %5d, p %4d-%4d, %9.3g flops, grouped %8.3f ms %6.0f GFlop/s", li,
                     fr.size(), mcmax, pmin, pmax, fl, 1e3 * tg, fl / tg * 1e-9);
         // the same lower triangle in B x B tiles: one group per tile, then tiles of equal shape as one group
-        const double tt = time_median([&] { grouped(fr, pl, pl.tiles); });
-        const double tm = time_median([&] { grouped(fr, pl, pl.tiles, true); });
+        const double tt = mma_only ? 1.0 : time_median([&] { grouped(fr, pl, pl.tiles); });
+        const double tm = mma_only ? 1.0 : time_median([&] { grouped(fr, pl, pl.tiles, true); });
         // the recursive pieces, one cublasDgemm each, round-robin over the streams
-        const double tr = time_median([&] {
+        const double tr = mma_only ? 1.0 : time_median([&] {
           ck(cudaEventRecord(ev[0], st[0]), "cudaEventRecord");
           for (int i = 1; i < nstreams; ++i) ck(cudaStreamWaitEvent(st[i], ev[0], 0), "cudaStreamWaitEvent");
           for (size_t i = 0; i < pl.pieces.size(); ++i) {
@@ -372,8 +374,9 @@ int main(int argc, char** argv) {
             ck(cudaStreamWaitEvent(st[0], ev[1 + i], 0), "cudaStreamWaitEvent");
           }
         });
-        std::printf("  tiles %6.0f  tiles-merged %6.0f  pieces-streams %6.0f GFlop/s", fl / tt * 1e-9, fl / tm * 1e-9,
-                    fl / tr * 1e-9);
+        if (!mma_only)
+          std::printf("  tiles %6.0f  tiles-merged %6.0f  pieces-streams %6.0f GFlop/s", fl / tt * 1e-9, fl / tm * 1e-9,
+                      fl / tr * 1e-9);
         // the tensor-core kernel (update_mma.cu), one task per front, 64 and 128 tiles; checked against cuBLAS
         for (int bm : {64, 128}) {
           std::vector<ssids::detail::gpu::UpdateTask> tk;
@@ -390,9 +393,10 @@ int main(int argc, char** argv) {
             ntiles += ssids::detail::gpu::update_mma_tiles(u.nrow, u.ncol, bm);
             tk.push_back(u);
           }
+          const bool aligned16 = ssids::detail::gpu::update_mma_aligned16(tk.data(), static_cast<int>(tk.size()));
           const double tk_t = time_median([&] {
             ck(cudaMemcpyAsync(dTasks, tk.data(), tk.size() * sizeof(tk[0]), cudaMemcpyHostToDevice, st[0]), "H2D");
-            ssids::detail::gpu::launch_update_mma(dTasks, static_cast<int>(tk.size()), ntiles, bm, st[0]);
+            ssids::detail::gpu::launch_update_mma(dTasks, static_cast<int>(tk.size()), ntiles, bm, st[0], aligned16);
             ck(cudaStreamSynchronize(st[0]), "sync");
           });
           // check: C = 0 - L W^T both ways, lower triangles compared
@@ -409,7 +413,7 @@ int main(int argc, char** argv) {
             ck(cudaMemset(C, 0, nc * sizeof(double)), "memset");
             ck(cudaDeviceSynchronize(), "sync");
             ck(cudaMemcpyAsync(dTasks, tk.data(), tk.size() * sizeof(tk[0]), cudaMemcpyHostToDevice, st[0]), "H2D");
-            ssids::detail::gpu::launch_update_mma(dTasks, static_cast<int>(tk.size()), ntiles, bm, st[0]);
+            ssids::detail::gpu::launch_update_mma(dTasks, static_cast<int>(tk.size()), ntiles, bm, st[0], aligned16);
             ck(cudaDeviceSynchronize(), "sync");
             ck(cudaMemcpy(c2.data(), C, nc * sizeof(double), cudaMemcpyDeviceToHost), "D2H");
             for (size_t f = 0; f < fr.size(); ++f)
@@ -424,7 +428,7 @@ int main(int argc, char** argv) {
           if (check) std::printf(" (diff %.1e of %.1e)", err, big);
         }
         // cublasDsyrkx per front (the lower triangle of L W^T, symmetric), fronts round-robin over the streams
-        const double tsy = time_median([&] {
+        const double tsy = mma_only ? 1.0 : time_median([&] {
           ck(cudaEventRecord(ev[0], st[0]), "cudaEventRecord");
           for (int i = 1; i < nstreams; ++i) ck(cudaStreamWaitEvent(st[i], ev[0], 0), "cudaStreamWaitEvent");
           for (size_t f = 0; f < fr.size(); ++f)
@@ -439,6 +443,7 @@ int main(int argc, char** argv) {
         // hybrid: recursive pieces of at least big x big as plain cublasDgemm on streams 1.., the rest in one
         // grouped call on stream 0 at the same time
         for (int big : {1024, 2048}) {
+          if (mma_only) break;
           std::vector<Piece> rest;
           const double thy = time_median([&] {
             rest.clear();
@@ -464,7 +469,7 @@ int main(int argc, char** argv) {
           });
           std::printf("  hybrid%d %6.0f", big, fl / thy * 1e-9);
         }
-        std::printf("  syrkx %6.0f GFlop/s", fl / tsy * 1e-9);
+        if (!mma_only) std::printf("  syrkx %6.0f GFlop/s", fl / tsy * 1e-9);
         if (sweep) {
           const Front& f = fr[0];
           const double ts = time_median([&] {

@@ -1394,24 +1394,35 @@ TEST_SUITE("gpu") {
           up.push_back(t);
           co += static_cast<long long>(ld) * sh[1];
         }
-        Gpu g;
-        g.context = "tensor-core update, tiles of " + std::to_string(bm) + ", mma shape " + std::to_string(shape);
-        g.put(l);
-        g.put(w);
-        g.put(c);
-        std::vector<UpdateTask> du = up;
-        for (auto& t : du) {
-          t.c = g.dev(t.c);
-          t.l = g.dev(t.l);
-          t.w = g.dev(t.w);
+        // the stage copies of 8 bytes, then of 16 (aligned16: L and W at cudaMalloc's alignment, ld even);
+        // the same sums, so the same bits
+        std::vector<double> got(c.size()), got16(c.size());
+        for (bool aligned16 : {false, true}) {
+          Gpu g;
+          g.context = "tensor-core update, tiles of " + std::to_string(bm) + ", mma shape " + std::to_string(shape) +
+                      (aligned16 ? ", 16-byte copies" : "");
+          g.put(l);
+          g.put(w);
+          g.put(c);
+          std::vector<UpdateTask> du = up;
+          for (auto& t : du) {
+            t.c = g.dev(t.c);
+            t.l = g.dev(t.l);
+            t.w = g.dev(t.w);
+          }
+          CHECK(update_mma_aligned16(du.data(), static_cast<int>(du.size())));
+          set_update_mma_shape(shape);
+          launch_update_mma(g.put(du), static_cast<int>(up.size()), ntiles, bm, nullptr, aligned16);
+          g.sync("update_mma");
+          set_update_mma_shape(default_shape);
+          REQUIRE(cudaMemcpy((aligned16 ? got16 : got).data(), g.dev(c.data()), c.size() * sizeof(double),
+                             cudaMemcpyDeviceToHost) == cudaSuccess);
         }
-        set_update_mma_shape(shape);
-        launch_update_mma(g.put(du), static_cast<int>(up.size()), ntiles, bm, nullptr);
-        g.sync("update_mma");
-        set_update_mma_shape(default_shape);
-        std::vector<double> got(c.size());
-        REQUIRE(cudaMemcpy(got.data(), g.dev(c.data()), c.size() * sizeof(double), cudaMemcpyDeviceToHost) ==
-                cudaSuccess);
+        std::size_t differ16 = 0;
+        for (std::size_t i = 0; i < c.size(); ++i) differ16 += got16[i] != got[i];
+        CHECK(differ16 == 0);
+        const std::string context =
+            "tensor-core update, tiles of " + std::to_string(bm) + ", mma shape " + std::to_string(shape);
         for (auto& t : up) t.tile_begin = ntiles_twin, ntiles_twin += twin_update_tiles(t.nrow, t.ncol);
         twin_update(up.data(), static_cast<int>(up.size()), ntiles_twin);
         // |C - L W^T| <= 1 + kmax: rounding of sums of at most kmax products of entries in [-1, 1]
@@ -1421,7 +1432,7 @@ TEST_SUITE("gpu") {
           err = std::max(err, std::fabs(got[i] - c[i]));
           if (c[i] == c0[i] && got[i] != c0[i]) ++changed_outside;  // the twin left it: outside every region
         }
-        INFO(g.context);
+        INFO(context);
         CHECK(err <= 1e-12);
         CHECK(changed_outside == 0);
       }
@@ -1471,6 +1482,7 @@ TEST_SUITE("gpu") {
         t.l = g.dev(l.data());
         t.w = g.dev(w.data()) + 7;
       }
+      CHECK_FALSE(update_mma_aligned16(du.data(), static_cast<int>(du.size())));  // W 7 doubles in
       launch_update_mma(g.put(du), static_cast<int>(up.size()), ntiles, bm, nullptr);
       g.sync("update_mma");
       std::vector<double> got(c.size());

@@ -57,7 +57,11 @@ void launch_permute_range(const FrontDesc* front, double* fbuf, int* vars, int l
 long long update_tiles(int nrow, int ncol);
 /// The same updates on the FP64 tensor cores (update_mma.cu), in bm x bm tiles (bm = 64 or 128); tasks sorted
 /// by tile_begin, counted with update_mma_tiles(nrow, ncol, bm, task.full) (full: the whole rectangle).
-void launch_update_mma(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s);
+/// aligned16: every task's l and w are 16-byte aligned and ldl, ldw even (update_mma_aligned16 of the host copy):
+/// the stage copies may then move two rows at a time.
+void launch_update_mma(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s,
+                       bool aligned16 = false);
+bool update_mma_aligned16(const UpdateTask* tasks, int ntasks);
 long long update_mma_tiles(int nrow, int ncol, int bm, bool full = false);
 /// The mma instruction of launch_update_mma (0: m8n8k4, 1: m16n8k4, the default, 2: m16n8k8, 3: m16n8k16; for
 /// measurement and tests).

@@ -10,12 +10,16 @@
 // order on every run, so the result is bitwise reproducible; it is not bitwise the sum of update_kernel (the
 // tensor cores round their partial sums their own way), so its tests compare with a tolerance.
 //
+// The stage copies take 8 bytes per cp.async, or 16 (two rows) when the launch's tasks are aligned for it
+// (launch_update_mma's aligned16).
+//
 // A tile may also be one of a full rectangle (UpdateTask::full: the pieces of a big region that cuBLAS does not
 // take, factor_gpu.cu's run_updates). Used by the factorization for every update that is not a plain cublasDgemm
 // piece since session 11; rates per level against cuBLAS in bench/NOTES.md (sessions 10 and 11).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/front_kernels.cuh"
@@ -32,6 +36,12 @@ __device__ __forceinline__ void cp_async8(double* dst, const double* src, bool v
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   const int n = valid ? 8 : 0;  // 0 bytes read: the destination is zero-filled
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(n) : "memory");
+}
+/// 16 bytes (two consecutive doubles), of which the first `bytes` are read and the rest zero-filled; through L2
+/// only (.cg). dst and src 16-byte aligned.
+__device__ __forceinline__ void cp_async16(double* dst, const double* src, int bytes) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(bytes) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
@@ -105,7 +115,7 @@ __device__ __forceinline__ int task_of_tile(const UpdateTask* tasks, int ntasks,
 }
 
 /// One BM x BM lower tile per block: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BM/WARPS_N) block.
-template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB>
+template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB, bool PAIRS>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kernel(const UpdateTask* tasks, int ntasks) {
   constexpr int mma_bk = BK, mma_stages = STAGES, mma_pad = PAD;
   constexpr int threads = 32 * WARPS_M * WARPS_N;
@@ -142,18 +152,35 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kerne
   const int wm = warp % WARPS_M, wn = warp / WARPS_M;
   const int g = lane / 4, tq = lane % 4;
 
-  // stage copies: consecutive threads take consecutive rows of one k column (coalesced)
+  // stage copies: consecutive threads take consecutive rows of one k column (coalesced); with PAIRS a thread
+  // copies two rows (16 bytes) of every k_step-th k column
+  constexpr int row_copies = BM / 2;  // PAIRS: copies per k column
+  static_assert(!PAIRS || (threads % row_copies == 0 && mma_bk % (threads / row_copies) == 0), "stage copy");
+  constexpr int k_step = PAIRS ? threads / row_copies : 1, passes = mma_bk / k_step;
+  const int r = (tid % row_copies) * 2, kr = tid / row_copies;
+  const int a_n = max(0, min(2, t.nrow - (i0 + r))), b_n = max(0, min(2, t.ncol - (j0 + r)));
   auto load_stage = [&](int stage, int k0) {
     double* da = sa + stage * mma_bk * ld;
     double* db = sb + stage * mma_bk * ld;
+    if constexpr (PAIRS) {
 #pragma unroll
-    for (int q = 0; q < BM * mma_bk / threads; ++q) {
-      const int e = tid + q * threads, r = e % BM, kk = e / BM;
-      const int gk = k0 + kk, gi = i0 + r, gj = j0 + r;
-      const bool kin = gk < t.kdim;
-      const bool ain = kin && gi < t.nrow, bin = kin && gj < t.ncol;
-      cp_async8(da + kk * ld + r, ain ? t.l + gi + static_cast<long long>(gk) * t.ldl : t.l, ain);
-      cp_async8(db + kk * ld + r, bin ? t.w + gj + static_cast<long long>(gk) * t.ldw : t.w, bin);
+      for (int q = 0; q < passes; ++q) {
+        const int kk = kr + q * k_step, gk = k0 + kk;
+        const bool kin = gk < t.kdim;
+        const int an = kin ? a_n : 0, bn = kin ? b_n : 0;
+        cp_async16(da + kk * ld + r, an > 0 ? t.l + i0 + r + static_cast<long long>(gk) * t.ldl : t.l, 8 * an);
+        cp_async16(db + kk * ld + r, bn > 0 ? t.w + j0 + r + static_cast<long long>(gk) * t.ldw : t.w, 8 * bn);
+      }
+    } else {
+#pragma unroll
+      for (int q = 0; q < BM * mma_bk / threads; ++q) {
+        const int e = tid + q * threads, r1 = e % BM, kk = e / BM;
+        const int gk = k0 + kk, gi = i0 + r1, gj = j0 + r1;
+        const bool kin = gk < t.kdim;
+        const bool ain = kin && gi < t.nrow, bin = kin && gj < t.ncol;
+        cp_async8(da + kk * ld + r1, ain ? t.l + gi + static_cast<long long>(gk) * t.ldl : t.l, ain);
+        cp_async8(db + kk * ld + r1, bin ? t.w + gj + static_cast<long long>(gk) * t.ldw : t.w, bin);
+      }
     }
   };
 
@@ -227,10 +254,10 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) update_mma_kerne
   }
 }
 
-template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB>
+template <int BM, int WARPS_M, int WARPS_N, int SHAPE, int PAD, int BK, int STAGES, int MINB, bool PAIRS = false>
 void launch_mma(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStream_t s) {
   constexpr int smem = 2 * STAGES * BK * (BM + PAD) * static_cast<int>(sizeof(double));
-  auto kernel = update_mma_kernel<BM, WARPS_M, WARPS_N, SHAPE, PAD, BK, STAGES, MINB>;
+  auto kernel = update_mma_kernel<BM, WARPS_M, WARPS_N, SHAPE, PAD, BK, STAGES, MINB, PAIRS>;
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
              "cudaFuncSetAttribute (update_mma_kernel)");
   kernel<<<static_cast<unsigned>(ntiles), 32 * WARPS_M * WARPS_N, smem, s>>>(tasks, ntasks);
@@ -242,11 +269,19 @@ int mma_shape = 1;  // m16n8k4: the fastest of the four on the H200 (bench_level
 // Tiles of 64: 4 warps of 32 x 32, registers bounded for 4 blocks per multiprocessor (a few bytes spilled;
 // faster than 3 blocks on levels of many small fronts). Tiles of 128: 8 warps of 64 x 32, one block per
 // multiprocessor (bounding its 212 registers to 128 spills heavily). Rows padded by 4: the 8-byte fragment
-// loads of a half-warp (4 k rows x 4 entries) hit distinct banks.
+// loads of a half-warp (4 k rows x 4 entries) hit distinct banks. When every task's L and W are 16-byte aligned
+// with even leading dimensions (the contribution updates of aligned fronts), the stage copies move two rows per
+// cp.async (16 bytes, through L2 only): the same sums, 1-1.5 points of DGEMM faster in the factorization (H200,
+// bench/NOTES.md, session 13).
 template <int SHAPE>
-void launch_shape(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s) {
-  if (bm == 128) launch_mma<128, 2, 4, SHAPE, 4, 16, 3, 1>(tasks, ntasks, ntiles, s);
-  else launch_mma<64, 2, 2, SHAPE, 4, 16, 3, 4>(tasks, ntasks, ntiles, s);
+void launch_shape(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, bool aligned16, cudaStream_t s) {
+  if (bm == 128) {
+    if (aligned16) launch_mma<128, 2, 4, SHAPE, 4, 16, 3, 1, true>(tasks, ntasks, ntiles, s);
+    else launch_mma<128, 2, 4, SHAPE, 4, 16, 3, 1, false>(tasks, ntasks, ntiles, s);
+  } else {
+    if (aligned16) launch_mma<64, 2, 2, SHAPE, 4, 16, 3, 4, true>(tasks, ntasks, ntiles, s);
+    else launch_mma<64, 2, 2, SHAPE, 4, 16, 3, 4, false>(tasks, ntasks, ntiles, s);
+  }
 }
 
 }  // namespace
@@ -260,14 +295,24 @@ long long update_mma_tiles(int nrow, int ncol, int bm, bool full) {
   return n;
 }
 
-void launch_update_mma(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s) {
+void launch_update_mma(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, cudaStream_t s, bool aligned16) {
   if (ntasks == 0 || ntiles == 0) return;
   switch (mma_shape) {
-    case 1: launch_shape<1>(tasks, ntasks, ntiles, bm, s); break;
-    case 2: launch_shape<2>(tasks, ntasks, ntiles, bm, s); break;
-    case 3: launch_shape<3>(tasks, ntasks, ntiles, bm, s); break;
-    default: launch_shape<0>(tasks, ntasks, ntiles, bm, s);
+    case 1: launch_shape<1>(tasks, ntasks, ntiles, bm, aligned16, s); break;
+    case 2: launch_shape<2>(tasks, ntasks, ntiles, bm, aligned16, s); break;
+    case 3: launch_shape<3>(tasks, ntasks, ntiles, bm, aligned16, s); break;
+    default: launch_shape<0>(tasks, ntasks, ntiles, bm, aligned16, s);
   }
+}
+
+bool update_mma_aligned16(const UpdateTask* tasks, int ntasks) {
+  for (int i = 0; i < ntasks; ++i) {
+    const UpdateTask& t = tasks[i];
+    if (reinterpret_cast<std::uintptr_t>(t.l) % 16 != 0 || reinterpret_cast<std::uintptr_t>(t.w) % 16 != 0 ||
+        t.ldl % 2 != 0 || t.ldw % 2 != 0)
+      return false;
+  }
+  return true;
 }
 
 void set_update_mma_shape(int shape) { mma_shape = std::clamp(shape, 0, 3); }
