@@ -69,6 +69,7 @@ struct Config {
   int dgemm_n = 4000;  // 0: skip the reference
   int gpu_dgemm_n = 8192;  // 0: skip the GPU reference
   bool x_hash = false;     // print a hash of the solution's bits (to compare builds bitwise)
+  bool late_updates = false;     // GPU: contribution updates built after each dense phase (--late-updates)
   double plain_gemm_work = -1.0;  // GPU: multiply-adds from which update pieces are plain DGEMMs (< 0: default)
   std::vector<std::string> specs;
 };
@@ -333,7 +334,7 @@ void print_row(const Result& r, int w, double ref_gflops, double gpu_ref_gflops,
 void usage(const char* prog) {
   std::fprintf(stderr,
                "usage: %s [--backend cpu|gpu|auto] [--threads T] [--repeat R] [--posdef] [--json] [--dgemm-n N] [--gpu-dgemm-n N] [--print-level P] "
-               "[--x-hash] [--plain-gemm-work W] SPEC...\n"
+               "[--x-hash] [--plain-gemm-work W] [--late-updates] SPEC...\n"
                "  SPEC: a Matrix Market file or gen:KIND:ARGS\n"
                "  --threads T   OpenMP threads for the library and the dgemm reference (default: OpenMP default)\n"
                "  --repeat R    timed factorizations and solves per problem (default 3)\n"
@@ -345,6 +346,7 @@ void usage(const char* prog) {
                "  --amalgamation-zeros Z  Options::amalgamation_zeros (relaxed amalgamation; default: the library's)\n"
                "  --x-hash      print a hash of the bits of the solution (compare builds bitwise)\n"
                "  --plain-gemm-work W  GPU: update pieces of at least W multiply-adds (and 512 x 512) as plain DGEMMs\n"
+               "  --late-updates  GPU: build each level's contribution updates after its dense phase, not during it\n"
                "%s\n",
                prog, ssids::generator_help().c_str());
 }
@@ -398,6 +400,8 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--x-hash") {
       cfg.x_hash = true;
+    } else if (arg == "--late-updates") {
+      cfg.late_updates = true;
     } else if (arg == "--plain-gemm-work" && has_value) {
       char* end = nullptr;
       cfg.plain_gemm_work = std::strtod(argv[++i], &end);
@@ -434,6 +438,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (cfg.plain_gemm_work >= 0.0) ssids::detail::set_gpu_plain_gemm_bounds(512, cfg.plain_gemm_work);
+  if (cfg.late_updates) ssids::detail::set_gpu_prepared_updates(false);
   if (cfg.threads > 0) omp_set_num_threads(cfg.threads);
   const int threads = cfg.threads > 0 ? cfg.threads : omp_get_max_threads();
   cfg.threads = threads;

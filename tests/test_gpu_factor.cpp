@@ -148,6 +148,11 @@ TEST_SUITE("gpu") {
     auto r2 = ssids_test::run_pipeline(a, gpu_options(), Mode::indefinite, 1);
     CHECK(ssids_test::hash_factors(c.gpu.factors) == ssids_test::hash_factors(r2.factors));
     CHECK(ssids_test::hash_doubles(c.gpu.x.data(), c.gpu.x.size()) == ssids_test::hash_doubles(r2.x.data(), r2.x.size()));
+    // the contribution updates built after each dense phase instead of during it: the same tasks, the same bits
+    const bool was = ssids::detail::set_gpu_prepared_updates(false);
+    auto r3 = ssids_test::run_pipeline(a, gpu_options(), Mode::indefinite, 1);
+    ssids::detail::set_gpu_prepared_updates(was);
+    CHECK(ssids_test::hash_factors(c.gpu.factors) == ssids_test::hash_factors(r3.factors));
   }
 
   TEST_CASE("GPU: positive-definite mode and its error") {
@@ -179,6 +184,11 @@ TEST_SUITE("gpu") {
     auto r2 = ssids_test::run_pipeline(a, o, Mode::indefinite, 1);
     CHECK(ssids_test::hash_factors(r1.factors) == ssids_test::hash_factors(r2.factors));
     CHECK(ssids_test::hash_doubles(r1.x.data(), r1.x.size()) == ssids_test::hash_doubles(r2.x.data(), r2.x.size()));
+    CHECK(r1.inform.num_delay > 0);  // levels with delays build their updates after the dense phase
+    const bool was = ssids::detail::set_gpu_prepared_updates(false);
+    auto r3 = ssids_test::run_pipeline(a, o, Mode::indefinite, 1);
+    ssids::detail::set_gpu_prepared_updates(was);
+    CHECK(ssids_test::hash_factors(r1.factors) == ssids_test::hash_factors(r3.factors));
     auto b = generate_laplace3d(24, 0.9);
     auto s1 = ssids_test::run_pipeline(b, o, Mode::indefinite, 0);
     auto s2 = ssids_test::run_pipeline(b, o, Mode::indefinite, 0);

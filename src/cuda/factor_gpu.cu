@@ -158,6 +158,7 @@ class Blas {
 #endif
 int plain_gemm_min = SSIDS_PLAIN_GEMM_MIN;         // set_gpu_plain_gemm_bounds
 double plain_gemm_work = SSIDS_PLAIN_GEMM_WORK;
+bool prepared_updates = true;  // set_gpu_prepared_updates
 
 /// Candidate columns per block of the two-level dense factorization (see the window loop). 256, 512 and
 /// 1024 gave the same time on gen:laplace3d:80 (H200, bench/NOTES.md); the smallest exercises the deferred
@@ -213,20 +214,29 @@ class SideBlas {
 /// other pieces (rectangles whole, diagonal blocks on their lower triangle) to the tensor-core kernel on the
 /// main stream at the same time. Every entry is computed by one call or tile of fixed shape and order, so the
 /// result is deterministic for a given GPU, sizes and library build.
-void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dmma, SideBlas& side, cudaStream_t st) {
+struct UpdatePlan {
   struct Piece {
-    const UpdateTask* u;
-    int r, c, mr, nc;  // C(r:r+mr, c:c+nc) -= L(r:r+mr, :) W(c:c+nc, :)^T in the region
+    UpdateTask u;
+    int r, c, mr, nc;  // C(r:r+mr, c:c+nc) -= L(r:r+mr, :) W(c:c+nc, :)^T in the region u
   };
-  Vector<Piece> plain;
-  Vector<UpdateTask> mt, mt128;  // tasks of the tensor-core kernel in tiles of 64 and of 128
-  long long mtiles = 0, mtiles128 = 0;
+  Vector<Piece> plain;     // plain cublasDgemm calls
+  Vector<UpdateTask> mma;  // tasks of the tensor-core kernel: tiles of 64 first, then n128 of 128
+  std::size_t n64 = 0, n128 = 0;
+  long long tiles64 = 0, tiles128 = 0;
+  bool aligned64 = false, aligned128 = false;  // update_mma_aligned16 of each launch
+};
+
+void plan_updates(const Vector<UpdateTask>& upd, UpdatePlan& pl) {
+  pl.plain.clear();
+  pl.mma.clear();
+  pl.tiles64 = pl.tiles128 = 0;
+  Vector<UpdateTask> mt128;  // tasks in tiles of 128, appended to pl.mma at the end
   auto add_mma = [&](UpdateTask t, bool full) {
     t.full = full ? 1 : 0;
     const bool big = t.nrow >= 256 && t.ncol >= 128;
-    t.tile_begin = big ? mtiles128 : mtiles;
-    (big ? mtiles128 : mtiles) += update_mma_tiles(t.nrow, t.ncol, big ? 128 : 64, full);
-    (big ? mt128 : mt).push_back(t);
+    t.tile_begin = big ? pl.tiles128 : pl.tiles64;
+    (big ? pl.tiles128 : pl.tiles64) += update_mma_tiles(t.nrow, t.ncol, big ? 128 : 64, full);
+    (big ? mt128 : pl.mma).push_back(t);
   };
   auto is_plain = [](const UpdateTask& u, int mr, int nc) {
     return mr >= plain_gemm_min && nc >= plain_gemm_min && static_cast<double>(mr) * nc * u.kdim >= plain_gemm_work;
@@ -234,7 +244,7 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dmma, 
   auto piece = [&](const UpdateTask& u, int r, int c, int mr, int nc) {
     if (mr <= 0 || nc <= 0) return;
     if (is_plain(u, mr, nc)) {
-      plain.push_back(Piece{&u, r, c, mr, nc});
+      pl.plain.push_back(UpdatePlan::Piece{u, r, c, mr, nc});
       return;
     }
     UpdateTask p = u;
@@ -270,26 +280,37 @@ void run_updates(const Vector<UpdateTask>& upd, DeviceBuffer<UpdateTask>& dmma, 
       todo.push_back({o + h, n - h});
     }
   }
+  pl.n64 = pl.mma.size();
+  pl.n128 = mt128.size();
+  pl.mma.insert(pl.mma.end(), mt128.begin(), mt128.end());
+  pl.aligned64 = update_mma_aligned16(pl.mma.data(), static_cast<int>(pl.n64));
+  pl.aligned128 = update_mma_aligned16(pl.mma.data() + pl.n64, static_cast<int>(pl.n128));
+}
+
+/// Runs a plan whose pl.mma is on the device at dmma (uploaded on st or before it).
+void launch_updates(const UpdatePlan& pl, const UpdateTask* dmma, SideBlas& side, cudaStream_t st) {
   const double minus_one = -1.0, one = 1.0;
-  if (!plain.empty()) {
+  if (!pl.plain.empty()) {
     side.fork(st);
-    for (size_t i = 0; i < plain.size(); ++i) {
-      const Piece& q = plain[i];
-      const UpdateTask& u = *q.u;
+    for (size_t i = 0; i < pl.plain.size(); ++i) {
+      const UpdatePlan::Piece& q = pl.plain[i];
+      const UpdateTask& u = q.u;
       Blas::check_cublas(cublasDgemm(side.handle(static_cast<int>(i)), CUBLAS_OP_N, CUBLAS_OP_T, q.mr, q.nc, u.kdim,
                                      &minus_one, u.l + q.r, u.ldl, u.w + q.c, u.ldw, &one,
                                      u.c + q.r + static_cast<long long>(q.c) * u.ldc, u.ldc),
                          "cublasDgemm (update)");
     }
   }
-  if (!mt.empty() || !mt128.empty()) {
-    const size_t n64 = mt.size();
-    mt.insert(mt.end(), mt128.begin(), mt128.end());
-    dmma.upload(mt.data(), mt.size(), st);
-    launch_update_mma(dmma.get() + n64, static_cast<int>(mt128.size()), mtiles128, 128, st);
-    launch_update_mma(dmma.get(), static_cast<int>(n64), mtiles, 64, st);
-  }
-  if (!plain.empty()) side.join(st);
+  launch_update_mma(dmma + pl.n64, static_cast<int>(pl.n128), pl.tiles128, 128, st, pl.aligned128);
+  launch_update_mma(dmma, static_cast<int>(pl.n64), pl.tiles64, 64, st, pl.aligned64);
+  if (!pl.plain.empty()) side.join(st);
+}
+
+void run_updates(const Vector<UpdateTask>& upd, UpdatePlan& pl, DeviceBuffer<UpdateTask>& dmma, SideBlas& side,
+                 cudaStream_t st) {
+  plan_updates(upd, pl);
+  if (!pl.mma.empty()) dmma.upload(pl.mma.data(), pl.mma.size(), st);
+  launch_updates(pl, dmma.get(), side, st);
 }
 
 /// Largest per-level sizes of the buffers the level loop uses (before delays).
@@ -299,6 +320,7 @@ struct LevelPlan {
                              ///< from the contribution blocks left in its children's fronts)
   long long rows = 0;    ///< sum of m
   long long w = 0;       ///< sum of (m - ncol) * ncol + 64 * ncol (W of the contribution and window updates)
+  long long w_cb = 0;    ///< sum of round_up_align(m - ncol) * ncol (W of the contribution updates alone)
   long long nf = 0;      ///< fronts
 };
 
@@ -314,17 +336,19 @@ LevelPlan level_plan(const Symbolic& sym) {
   LevelPlan pl;
   long long fronts_prev = 0;
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
-    long long fronts = 0, rows = 0, w = 0;
+    long long fronts = 0, rows = 0, w = 0, w_cb = 0;
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
       const long long m = sym.nrow(sym.level_nodes[k]), p = sym.ncol(sym.level_nodes[k]), c = m - p;
       fronts += round_up_align(m) * m + front_align;
       rows += m;
       w += c * p + (64 + front_align) * p + p * std::min<long long>(p, outer_block);
+      w_cb += round_up_align(c) * p;
     }
     pl.fronts = std::max(pl.fronts, fronts);
     pl.front_pair = std::max(pl.front_pair, fronts + fronts_prev);
     pl.rows = std::max(pl.rows, rows);
     pl.w = std::max(pl.w, w);
+    pl.w_cb = std::max(pl.w_cb, w_cb);
     pl.nf = std::max<long long>(pl.nf, sym.level_ptr[lev + 1] - sym.level_ptr[lev]);
     fronts_prev = fronts;
   }
@@ -342,7 +366,7 @@ LevelPlan level_plan(const Symbolic& sym) {
 bool check_device_memory(const Symbolic& sym, const LevelPlan& pl, long long l_guess) {
   const double need = 8.0 * (static_cast<double>(l_guess) + pl.front_pair + sym.nnz_in) +
                       4.0 * (static_cast<double>(sym.rlist.size()) * 2 + sym.amap.size() * 3);
-  const double work = 8.0 * 1.1 * (static_cast<double>(pl.rows) * (64 + 128 + 2) + pl.w + 4096.0 * pl.nf) +
+  const double work = 8.0 * 1.1 * (static_cast<double>(pl.rows) * (64 + 128 + 2) + pl.w + pl.w_cb + 4096.0 * pl.nf) +
                       4.0 * 1.1 * (4.0 * pl.rows + pl.nf) + 8.0 * 0.1 * pl.front_pair;
   std::size_t free_b = 0, total_b = 0;
   check_cuda(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
@@ -362,6 +386,12 @@ std::pair<int, double> set_gpu_plain_gemm_bounds(int min_dim, double work) {
   const std::pair<int, double> old{plain_gemm_min, plain_gemm_work};
   plain_gemm_min = std::max(1, min_dim);
   plain_gemm_work = std::max(0.0, work);
+  return old;
+}
+
+bool set_gpu_prepared_updates(bool on) {
+  const bool old = prepared_updates;
+  prepared_updates = on;
   return old;
 }
 
@@ -407,6 +437,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   DeviceBuffer<FormWTask> dFormW;
   DeviceBuffer<UpdateTask> dUpd;
   DeviceBuffer<CopyOutTask> dCopy;
+  DeviceBuffer<double> dWcb;  // W of the prepared contribution updates, and their tasks
+  DeviceBuffer<FormWTask> dFormWcb;
+  DeviceBuffer<UpdateTask> dUpdCb;
 
   {  // the side streams' cuBLAS handles now, if some front may have pieces for them
     index_t big = 0;
@@ -432,6 +465,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     dS.reserve_discard(slack(4096 * plan.nf));
     dScr.reserve_discard(slack(3 * plan.rows + plan.nf));
     dW.reserve_discard(slack(plan.w));
+    dWcb.reserve_discard(slack(plan.w_cb));
   }
   // task arrays for the largest level (window updates and contribution updates: a few per front)
   dFronts.reserve_discard(static_cast<size_t>(plan.nf) + 16);
@@ -439,6 +473,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   dWin.reserve_discard(static_cast<size_t>(plan.nf) + 16);
   dFormW.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
   dUpd.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
+  dFormWcb.reserve_discard(static_cast<size_t>(plan.nf) + 16);
+  dUpdCb.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
   dCopy.reserve_discard(static_cast<size_t>(plan.nf) + 16);
   dRes.reserve_discard(static_cast<size_t>(plan.nf) + 16);
   dQ.reserve_discard(2 * static_cast<size_t>(plan.nf) + 32);
@@ -450,6 +486,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Vector<UpdateTask> upd;
   Vector<int> qhost;
   long long w_size = 0;  // doubles of W the queued updates need
+  UpdatePlan upd_plan, cb_plan;
 
   // Queues C(r0:m, r0:c1) -= L(r0:m, j0:j0+nq) D W^T on front fd, the lower trapezoid, with W = the rows
   // r0:c1 of L(:, j0:j0+nq) D (W's place in dW is an offset until run_queued_updates).
@@ -492,11 +529,41 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
       launch_form_w(dFormW.get(), static_cast<int>(formw.size()), max_entries, st);
       if (mark_formw) ev_formw.record(st);
-      run_updates(upd, dUpd, side_blas, st);
+      run_updates(upd, upd_plan, dUpd, side_blas, st);
     }
     formw.clear();
     upd.clear();
     w_size = 0;
+  };
+  // The contribution updates of a level are prepared while its first window step runs on the GPU, as if every
+  // front eliminated all its candidates (no delays): their tasks, the plan of plain and tensor-core pieces, W in
+  // dWcb, uploaded on copy_stream. When the dense phase ends with no delays, the level's updates are then only
+  // launches: the GPU does not wait for the host to build and upload them (about 0.1-0.2 ms on each level of
+  // a few thousand fronts, bench/NOTES.md, session 13). With delays, they are queued and run as the window
+  // updates are. Only when the level loop's buffers are preallocated (dWcb is one more W).
+  Stream copy_stream;
+  Event ev_cb_uploaded;
+  Vector<FormWTask> cb_formw;
+  Vector<UpdateTask> cb_upd;
+  long long cb_max_entries = 0;
+  auto prepare_cb_updates = [&](const Vector<FrontDesc>& fr) {
+    for (const FrontDesc& fd : fr) queue_update(fd, fd.p, fd.m, 0, fd.p);
+    dWcb.reserve_discard(static_cast<size_t>(w_size) + 1);  // preallocated; grows only with delays
+    cb_max_entries = 0;
+    for (auto& fw : formw) {
+      fw.w = dWcb.get() + reinterpret_cast<long long>(fw.w);
+      cb_max_entries = std::max(cb_max_entries, static_cast<long long>(fw.nrow) * fw.q);
+    }
+    for (auto& u : upd) u.w = dWcb.get() + reinterpret_cast<long long>(u.w);
+    cb_formw.swap(formw);
+    cb_upd.swap(upd);
+    formw.clear();
+    upd.clear();
+    w_size = 0;
+    plan_updates(cb_upd, cb_plan);
+    if (!cb_formw.empty()) dFormWcb.upload(cb_formw.data(), cb_formw.size(), copy_stream.get());
+    if (!cb_plan.mma.empty()) dUpdCb.upload(cb_plan.mma.data(), cb_plan.mma.size(), copy_stream.get());
+    ev_cb_uploaded.record(copy_stream.get());
   };
 
   const auto h1 = clock::now();
@@ -609,6 +676,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     block_end.assign(nf, 0);
     block_k0.assign(nf, 0);
     for (index_t f = 0; f < nf; ++f) active[f] = fronts[f].p > 0;
+    bool cb_ready = false;  // prepare_cb_updates has run for this level
     for (;;) {
       wins.clear();
       long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0, line_size = 0;
@@ -656,6 +724,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       launch_commit_window(dWin.get(), nt, max_lt, dFronts.get(), dF.get(), dVars.get(), dDlev.get(), dLt.get(), dRes.get(),
                            dQ.get(), dScr.get(), dLines.get(), st);
       if (detail_times) ev_w3.record(st);
+      if (preallocate && prepared_updates && !cb_ready) {  // while the step runs
+        prepare_cb_updates(fronts);
+        cb_ready = true;
+      }
       qhost.resize(2 * static_cast<size_t>(nt));
       check_cuda(cudaMemcpyAsync(qhost.data(), dQ.get(), qhost.size() * sizeof(int), cudaMemcpyDeviceToHost, st),
                  "cudaMemcpyAsync pivots accepted");
@@ -736,14 +808,24 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     ev_dense.record(st);
     const auto upd_h0 = clock::now();
     // ---- contribution blocks: C -= L2 D L2^T with every pivot of the front at once
+    bool no_delays = true;
     for (index_t f = 0; f < nf; ++f) {
-      const FrontDesc& fd = fronts[f];
-      info[fd.node].nelim = kk[f];
-      queue_update(fd, fd.p, fd.m, 0, kk[f]);
+      info[fronts[f].node].nelim = kk[f];
+      no_delays = no_delays && kk[f] == fronts[f].p;
     }
     mark_formw = options.print_level >= 3;
     if (mark_formw) ev_formw.record(st);
-    run_queued_updates();
+    if (cb_ready && no_delays) {  // prepared during the dense phase
+      if (!cb_formw.empty()) {
+        check_cuda(cudaStreamWaitEvent(st, ev_cb_uploaded.get(), 0), "cudaStreamWaitEvent");
+        launch_form_w(dFormWcb.get(), static_cast<int>(cb_formw.size()), cb_max_entries, st);
+        if (mark_formw) ev_formw.record(st);
+        launch_updates(cb_plan, dUpdCb.get(), side_blas, st);
+      }
+    } else {
+      for (index_t f = 0; f < nf; ++f) queue_update(fronts[f], fronts[f].p, fronts[f].m, 0, kk[f]);
+      run_queued_updates();
+    }
     mark_formw = false;
     const double upd_host = secs(upd_h0, clock::now());
 

@@ -27,6 +27,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
 /// problems. Returns the previous bounds. Not thread-safe: set it while no GPU factorization runs.
 std::pair<int, double> set_gpu_plain_gemm_bounds(int min_dim, double work);
 
+/// Whether a level's contribution updates are prepared during its dense phase (the default) or built after it
+/// as with delays; for tests that compare the two. Returns the previous setting. Not thread-safe.
+bool set_gpu_prepared_updates(bool on);
+
 /// The level-scheduled GPU solve on GPU-resident factors (f.device set). x: n x nrhs, leading dimension ldx,
 /// in host memory (copied in and out; returns when done) or, when x_on_device, in device memory (queued on
 /// `stream`, a cudaStream_t, nullptr for the default stream; returns once queued).
