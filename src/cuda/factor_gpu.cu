@@ -160,6 +160,14 @@ int plain_gemm_min = SSIDS_PLAIN_GEMM_MIN;         // set_gpu_plain_gemm_bounds
 double plain_gemm_work = SSIDS_PLAIN_GEMM_WORK;
 bool prepared_updates = true;  // set_gpu_prepared_updates
 
+/// Regions of at least 256 x 128 with an inner dimension of at least mma128_min_kdim go to the tensor-core kernel's
+/// tiles of 128 (one block per multiprocessor), the others to its tiles of 64 (four blocks per multiprocessor).
+/// Since the tiles of 64 copy 16 bytes at a time on aligned fronts (session 13) they are the faster ones below
+/// inner dimensions of about 2000 (bench_level_update --sweep: 4096 x 4096 x 512, 38 against 34 TFlop/s); on
+/// gen:laplace3d:80 this bound took the updates from 51.6% to 54.4% of DGEMM (0, 1024, 2048 and never 128 tried,
+/// bench/NOTES.md).
+constexpr int mma128_min_kdim = 2048;
+
 /// Candidate columns per block of the two-level dense factorization (see the window loop). 256, 512 and
 /// 1024 gave the same time on gen:laplace3d:80 (H200, bench/NOTES.md); the smallest exercises the deferred
 /// updates on the most fronts.
@@ -205,8 +213,9 @@ class SideBlas {
 };
 
 /// C -= L W^T on the lower triangle of every task's region. The tensor-core kernel (update_mma.cu) takes all
-/// regions of a level in one launch, in tiles of 128 (regions of at least 256 x 128) or 64; it runs at about
-/// the rate of cuBLAS's grouped DGEMM and above it on levels of many small fronts, without per-call launches.
+/// regions of a level in one launch, in tiles of 128 (regions of at least 256 x 128 with an inner dimension of at
+/// least mma128_min_kdim) or 64; it runs at about the rate of cuBLAS's grouped DGEMM and above it on levels of
+/// many small fronts, without per-call launches.
 /// A region big enough for plain cublasDgemm calls is cut into pieces: the rectangle below its top square, and
 /// the square's lower triangle halved recursively (at multiples of cb_gemm_col_block) into rectangles, down to
 /// its diagonal blocks of cb_gemm_col_block columns. Pieces of at least plain_gemm_min x plain_gemm_min and
@@ -233,7 +242,7 @@ void plan_updates(const Vector<UpdateTask>& upd, UpdatePlan& pl) {
   Vector<UpdateTask> mt128;  // tasks in tiles of 128, appended to pl.mma at the end
   auto add_mma = [&](UpdateTask t, bool full) {
     t.full = full ? 1 : 0;
-    const bool big = t.nrow >= 256 && t.ncol >= 128;
+    const bool big = t.nrow >= 256 && t.ncol >= 128 && t.kdim >= mma128_min_kdim;
     t.tile_begin = big ? pl.tiles128 : pl.tiles64;
     (big ? pl.tiles128 : pl.tiles64) += update_mma_tiles(t.nrow, t.ncol, big ? 128 : 64, full);
     (big ? mt128 : pl.mma).push_back(t);
