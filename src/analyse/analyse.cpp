@@ -17,6 +17,7 @@
 #include "analyse/etree.hpp"
 #include "analyse/maps.hpp"
 #include "analyse/ordering.hpp"
+#include "analyse/profile.hpp"
 #include "analyse/reanalyse.hpp"
 #include "analyse/supernodes.hpp"
 #include "analyse/symbolic.hpp"
@@ -35,45 +36,43 @@ double seconds_since(clock_type::time_point t0) {
 }
 
 std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Options& options, Inform& inform,
-                                                    const index_t* order) {
+                                                    const index_t* order, detail::AnalyseProfile* profile) {
   using namespace detail;
-  const bool verbose = options.print_level > 0;
-  auto t = clock_type::now();
-  auto lap = [&](const char* what) {
-    if (verbose) std::fprintf(stderr, "ssids analyse: %-12s %8.3f s\n", what, seconds_since(t));
-    t = clock_type::now();
-  };
-
+  PhaseTimer timer(profile);
   check_arguments(a);
   InputCheck check;
   Graph g = clean_pattern(a, check);
-  lap("check");
+  timer.lap("check");
 
   const AmalgamationRule rule = amalgamation_rule(options);
   // reads the values for Ordering::matching, which predicts the supernodes of its candidate orders by rule
-  OrderingResult ord = compute_ordering(g, a, options.ordering, order, rule);
+  OrderingResult ord = compute_ordering(g, a, options, order, profile);
+  timer = PhaseTimer(profile);
   Vector<index_t> perm = std::move(ord.perm);
+  Vector<index_t> parent = std::move(ord.parent);
+  Vector<index_t> colcount = std::move(ord.colcount);
   Vector<index_t> invp = inverse_permutation(perm);
-  lap("ordering");
-
-  // etree of the ordered matrix, then renumber by its postorder: the fill is unchanged (any topological
-  // reordering of the etree is an equivalent ordering, Liu 1990) and subtrees become contiguous ranges
-  Vector<index_t> parent = elimination_tree(g, perm, invp);
-  {
-    Vector<index_t> post = tree_postorder(parent);
-    Vector<index_t> new_of_old = inverse_permutation(post);
-    Vector<index_t> pperm(perm.size()), pparent(parent.size());
-    for (size_t k = 0; k < post.size(); ++k) {
-      pperm[k] = perm[post[k]];
-      const index_t p = parent[post[k]];
-      pparent[k] = p == -1 ? -1 : new_of_old[p];
+  if (colcount.empty()) {  // the ordering did not predict its order (the matching ordering did)
+    // etree of the ordered matrix, then renumber by its postorder: the fill is unchanged (any topological
+    // reordering of the etree is an equivalent ordering, Liu 1990) and subtrees become contiguous ranges
+    parent = elimination_tree(g, perm, invp);
+    {
+      Vector<index_t> post = tree_postorder(parent);
+      Vector<index_t> new_of_old = inverse_permutation(post);
+      Vector<index_t> pperm(perm.size()), pparent(parent.size());
+      for (size_t k = 0; k < post.size(); ++k) {
+        pperm[k] = perm[post[k]];
+        const index_t p = parent[post[k]];
+        pparent[k] = p == -1 ? -1 : new_of_old[p];
+      }
+      perm.swap(pperm);
+      parent.swap(pparent);
+      invp = inverse_permutation(perm);
     }
-    perm.swap(pperm);
-    parent.swap(pparent);
-    invp = inverse_permutation(perm);
+    timer.lap("etree");
+    colcount = column_counts(g, perm, invp, parent);
+    timer.lap("column counts");
   }
-  Vector<index_t> colcount = column_counts(g, perm, invp, parent);
-  lap("etree+counts");
 
   Partition part = find_supernodes(parent, colcount, rule);
   // allocated through the library allocator (failure injection sees it); handed out as const below
@@ -88,13 +87,14 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   s.nsup = part.nsup;
   s.sptr = std::move(part.sptr);
   s.sparent = std::move(part.sparent);
-  lap("supernodes");
+  timer.lap("supernodes");
 
   build_children(s);
   build_row_lists(g, s);
+  timer.lap("row lists");
   build_cmap(s);
-  lap("row lists");
   build_amap(a, s);
+  timer.lap("maps");
   build_levels(s);
   compute_statistics(s);
   s.matrix_dup = check.dup;
@@ -103,8 +103,9 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   s.matrix_upper = check.upper;
   s.matching_scale = std::move(ord.matching_scale);
   s.structurally_singular = ord.structurally_singular;
+  timer.lap("levels+stats");
   s.pattern_hash = pattern_hash(a, options, order);
-  lap("maps");
+  timer.lap("hash");
 
   inform.flag = input_warning(check, inform.message);
   if (ord.structurally_singular) {  // SPRAL's analyse warning 6 (matching ordering); input warnings stay in the message
@@ -115,16 +116,27 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   return sym;
 }
 
+void print_profile(const detail::AnalyseProfile& p) {
+  for (const auto& phase : p.phases) std::fprintf(stderr, "ssids analyse: %-16s %8.3f s\n", phase.name, phase.seconds);
+}
+
 }  // namespace
 
-Analysis analyse(const CscView& a, const Options& options, Inform& inform, const index_t* order) {
+namespace detail {
+
+Analysis analyse_profiled(const CscView& a, const Options& options, Inform& inform, const index_t* order,
+                          AnalyseProfile* profile) {
   const auto t0 = clock_type::now();
   inform.flag = flag::success;
   inform.message.clear();
+  AnalyseProfile local;  // print_level > 0 without a caller's profile: phase times to stderr
+  const bool verbose = options.print_level > 0;
+  if (!profile && verbose) profile = &local;
   try {
-    std::shared_ptr<const detail::Symbolic> sym = run_analyse(a, options, inform, order);
+    std::shared_ptr<const detail::Symbolic> sym = run_analyse(a, options, inform, order, profile);
     detail::copy_analysis_statistics(*sym, inform);
     inform.time_analyse = seconds_since(t0);
+    if (verbose) print_profile(*profile);
     return Analysis(std::move(sym));
   } catch (const Error& e) {
     inform.flag = e.code();
@@ -137,6 +149,12 @@ Analysis analyse(const CscView& a, const Options& options, Inform& inform, const
     inform.time_analyse = seconds_since(t0);
     throw Error(flag::allocation, inform.message);
   }
+}
+
+}  // namespace detail
+
+Analysis analyse(const CscView& a, const Options& options, Inform& inform, const index_t* order) {
+  return detail::analyse_profiled(a, options, inform, order, nullptr);
 }
 
 }  // namespace ssids

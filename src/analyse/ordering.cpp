@@ -9,7 +9,11 @@
 #include <string>
 
 #include "analyse/ordering_amd.hpp"
+#include "analyse/metis_random.hpp"
+#include "analyse/nested_dissection.hpp"
 #include "analyse/ordering_matching.hpp"
+#include "analyse/profile.hpp"
+#include "analyse/tasks.hpp"
 #include "ssids/error.hpp"
 
 namespace ssids {
@@ -48,6 +52,7 @@ Vector<index_t> metis_order(const Graph& g, const index_t* vwgt) {
   options[METIS_OPTION_NUMBERING] = 0;
   idx_t nv = n;
   Vector<idx_t> mperm(static_cast<size_t>(n)), miperm(static_cast<size_t>(n));
+  MetisCall call;  // reproducible whatever runs beside it (metis_random.hpp)
   const int rc = METIS_NodeND(&nv, xadj.data(), adjncy.data(), vwgt ? mvwgt.data() : nullptr, options, mperm.data(),
                               miperm.data());
   if (rc != METIS_OK)
@@ -81,7 +86,7 @@ Vector<index_t> user_perm(index_t n, const index_t* order, int base) {
 
 Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const index_t* user_order, int base) {
   switch (ordering) {
-    case Ordering::metis: return metis_order(g);
+    case Ordering::metis: return nested_dissection_order(g);
     case Ordering::natural: return identity(g.n);
     case Ordering::user: return user_perm(g.n, user_order, base);
     case Ordering::matching:
@@ -91,18 +96,26 @@ Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const ind
   throw Error(flag::bad_input, "analyse: unknown ordering " + std::to_string(static_cast<int>(ordering)));
 }
 
-OrderingResult compute_ordering(const Graph& g, const CscView& a, Ordering ordering, const index_t* user_order,
-                                const AmalgamationRule& rule) {
+OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options& options, const index_t* user_order,
+                                AnalyseProfile* profile) {
+  const Ordering ordering = options.ordering;
   OrderingResult r;
   if (ordering != Ordering::matching) {
-    r.perm = fill_reducing_order(g, ordering, user_order, a.base);
+    PhaseTimer timer(profile);
+    in_task_team(analyse_threads(options.num_threads),
+                 [&] { r.perm = fill_reducing_order(g, ordering, user_order, a.base); });
+    timer.lap(ordering == Ordering::metis ? "METIS" : ordering == Ordering::amd ? "AMD" : "order");
     return r;
   }
   if (a.n > 0 && a.ptr[a.n] > a.ptr[0] && !a.val)
     throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (val is null)");
-  auto metis = [](const Graph& cg, const index_t* vwgt) { return metis_order(cg, vwgt); };
-  MatchingOrder m = matching_order(g, a, +metis, 0.2, rule);
+  auto nd = [](const Graph& cg, const index_t* vwgt) { return nested_dissection_order(cg, vwgt); };
+  MatchingOrder m;
+  in_task_team(analyse_threads(options.num_threads),
+               [&] { m = matching_order(g, a, +nd, 0.2, amalgamation_rule(options), profile); });
   r.perm = std::move(m.perm);
+  r.parent = std::move(m.parent);
+  r.colcount = std::move(m.colcount);
   r.matching_scale = std::move(m.scale);
   r.structurally_singular = m.structurally_singular;
   r.matched = m.matched;

@@ -8,7 +8,7 @@
 namespace ssids {
 namespace detail {
 
-/// Ordering::metis (METIS_NodeND), natural (identity), amd (ordering_amd.hpp) or user (`user_order[i] - base`
+/// Ordering::metis (nested_dissection.hpp: METIS, spread over the current task team), natural (identity), amd (ordering_amd.hpp) or user (`user_order[i] - base`
 /// = position of variable i, validated: Error(bad_order) if not a permutation, Error(missing_data) if null).
 /// matching needs the values: Error(missing_values) here, use compute_ordering.
 Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const index_t* user_order, int base);
@@ -19,11 +19,17 @@ struct OrderingResult {
   Vector<double> matching_scale;       ///< Ordering::matching only (see symbolic.hpp)
   bool structurally_singular = false;  ///< Ordering::matching only
   index_t matched = 0;                 ///< Ordering::matching only: matching cardinality
+  /// When filled (the matching ordering predicted its candidates): perm is postordered, parent is its
+  /// elimination tree and colcount the column counts of L, ready for the supernodes.
+  Vector<index_t> parent, colcount;
 };
-/// Every ordering, with access to the caller's arrays `a` (the values are read by Ordering::matching only:
-/// Error(missing_values) when absent, Error(nan_inf) when not finite).
-OrderingResult compute_ordering(const Graph& g, const CscView& a, Ordering ordering, const index_t* user_order,
-                                const AmalgamationRule& rule);
+/// Every ordering (options.ordering), with access to the caller's arrays `a` (the values are read by
+/// Ordering::matching only: Error(missing_values) when absent, Error(nan_inf) when not finite), on
+/// analyse_threads(options.num_threads) threads; the result does not depend on their number.
+/// Phase times go to `profile` when given (profile.hpp).
+struct AnalyseProfile;
+OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options& options, const index_t* user_order,
+                                AnalyseProfile* profile = nullptr);
 
 /// METIS_NodeND on g with optional vertex weights (size n); the identity for graphs without edges.
 Vector<index_t> metis_order(const Graph& g, const index_t* vwgt = nullptr);

@@ -34,7 +34,9 @@
 #include <cmath>
 
 #include "analyse/etree.hpp"
+#include "analyse/profile.hpp"
 #include "analyse/supernodes.hpp"
+#include "analyse/tasks.hpp"
 #include "common/matching.hpp"
 #include "scaling/scaling.hpp"
 
@@ -50,38 +52,42 @@ constexpr double kSmallDiagonal = 0.01;
 /// of the pair that covers it.
 constexpr long kCover = 4;
 
-struct Prediction {
+/// A candidate order with what analyse needs next: perm postordered by its elimination tree, the tree and the
+/// column counts, and the predicted nnz(L) and flops without delays, as analyse predicts them (supernodes
+/// amalgamated by the rule, flops per supernode as in tree_stats.cpp).
+struct Candidate {
+  Vector<index_t> perm, parent, colcount;
   double nnz = 0.0, flops = 0.0;
 };
 
-/// nnz(L) and flops of the order perm without delays, as analyse predicts them: elimination tree, postorder,
-/// column counts, supernodes amalgamated by rule, flops per supernode as in tree_stats.cpp.
-Prediction predict(const Graph& g, const Vector<index_t>& perm, const AmalgamationRule& rule) {
+Candidate predict(const Graph& g, Vector<index_t> perm, const AmalgamationRule& rule) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
   Vector<index_t> invp(un);
   for (index_t k = 0; k < n; ++k) invp[perm[k]] = k;
   const Vector<index_t> parent = elimination_tree(g, perm, invp);
   const Vector<index_t> post = tree_postorder(parent);
-  Vector<index_t> new_of_old(un), pperm(un), pparent(un);
+  Candidate c;
+  Vector<index_t> new_of_old(un);
+  c.perm.resize(un);
+  c.parent.resize(un);
   for (index_t k = 0; k < n; ++k) new_of_old[post[k]] = k;
   for (index_t k = 0; k < n; ++k) {
-    pperm[k] = perm[post[k]];
+    c.perm[k] = perm[post[k]];
     const index_t p = parent[post[k]];
-    pparent[k] = p == -1 ? -1 : new_of_old[p];
+    c.parent[k] = p == -1 ? -1 : new_of_old[p];
   }
-  for (index_t k = 0; k < n; ++k) invp[pperm[k]] = k;
-  const Vector<index_t> cc = column_counts(g, pperm, invp, pparent);
-  const Partition part = find_supernodes(pparent, cc, rule);
-  Prediction pr;
+  for (index_t k = 0; k < n; ++k) invp[c.perm[k]] = k;
+  c.colcount = column_counts(g, c.perm, invp, c.parent);
+  const Partition part = find_supernodes(c.parent, c.colcount, rule);
   for (index_t s = 0; s < part.nsup; ++s) {
     // the node's row list is its columns plus the structure of its last (topmost) column
     const double nc = part.sptr[s + 1] - part.sptr[s];
-    const double nr = nc + cc[part.old_of_new[part.sptr[s + 1] - 1]] - 1;
-    pr.nnz += nc * nr - nc * (nc - 1) / 2;
-    for (double m = nr - nc; m < nr; m += 1.0) pr.flops += m * m + 2 * m;
+    const double nr = nc + c.colcount[part.old_of_new[part.sptr[s + 1] - 1]] - 1;
+    c.nnz += nc * nr - nc * (nc - 1) / 2;
+    for (double m = nr - nc; m < nr; m += 1.0) c.flops += m * m + 2 * m;
   }
-  return pr;
+  return c;
 }
 
 /// Splits every cycle and chain of the matching into pairs (see step 1); returns the number of pairs.
@@ -146,7 +152,9 @@ index_t split_matching(const MatchingResult& m, const Vector<char>& needy, Vecto
 
 /// Step 2: the order of the compressed graph (one vertex per pair or singleton), expanded pair by pair.
 Vector<index_t> compressed_order(const Graph& g, const Vector<index_t>& partner,
-                                 Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt)) {
+                                 Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+                                 AnalyseProfile* profile) {
+  PhaseTimer timer(profile);
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
   Vector<index_t> cid(un, -1), first(un), second(un, -1);
@@ -181,7 +189,9 @@ Vector<index_t> compressed_order(const Graph& g, const Vector<index_t>& partner,
     }
     cg.ptr[c + 1] = static_cast<offset_t>(cg.adj.size());
   }
+  timer.lap("compressed graph");
   const Vector<index_t> cperm = order_compressed(cg, vwgt.data());
+  timer.lap("METIS compressed");
   Vector<index_t> perm;
   perm.reserve(un);
   for (index_t k = 0; k < nc; ++k) {
@@ -196,14 +206,17 @@ Vector<index_t> compressed_order(const Graph& g, const Vector<index_t>& partner,
 
 MatchingOrder matching_order(const Graph& g, const CscView& a,
                              Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
-                             double compressed_slack, const AmalgamationRule& rule) {
+                             double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
+  PhaseTimer timer(profile);
   MatchingOrder out;
   FullSymmetric f = full_from_view(a);
+  timer.lap("full matrix");
   ScalingInfo info;
   MatchingResult m;
   out.scale = matching_scaling(f, info, &m);
+  timer.lap("matching");
   out.matched = info.matched;
   out.structurally_singular = info.structurally_singular;
 
@@ -214,23 +227,47 @@ MatchingOrder matching_order(const Graph& g, const CscView& a,
 
   Vector<index_t> partner;
   const index_t pairs = split_matching(m, needy, partner);
+  timer.lap("pairs");
   if (pairs == 0) {  // the compressed graph would be the graph itself
     out.perm = order_compressed(g, nullptr);
     out.partner = std::move(partner);
+    timer.lap("METIS plain");
     return out;
   }
-  Vector<index_t> perm_c = compressed_order(g, partner, order_compressed);
-  Vector<index_t> perm_p = order_compressed(g, nullptr);
-  const Prediction pc = predict(g, perm_c, rule), pp = predict(g, perm_p, rule);
-  out.predicted_flops_compressed = pc.flops;
-  out.predicted_flops_plain = pp.flops;
-  out.compressed = pc.flops <= (1.0 + compressed_slack) * pp.flops && pc.nnz <= (1.0 + compressed_slack) * pp.nnz;
+  // both candidates at once (tasks.hpp): each is ordered and predicted on its own
+  Candidate cc, cp;
+  AnalyseProfile prof_c, prof_p;
+  const bool timed = profile != nullptr;
+  fork_join(
+      [&] {
+        Vector<index_t> perm = compressed_order(g, partner, order_compressed, timed ? &prof_c : nullptr);
+        PhaseTimer t(timed ? &prof_c : nullptr);
+        cc = predict(g, std::move(perm), rule);
+        t.lap("predictions");
+      },
+      [&] {
+        PhaseTimer t(timed ? &prof_p : nullptr);
+        Vector<index_t> perm = order_compressed(g, nullptr);
+        t.lap("METIS plain");
+        cp = predict(g, std::move(perm), rule);
+        t.lap("predictions");
+      });
+  if (profile) {  // the candidates ran side by side: their own times, and the wall time of both
+    for (const auto& ph : prof_c.phases) profile->add(ph.name, ph.seconds);
+    for (const auto& ph : prof_p.phases) profile->add(ph.name, ph.seconds);
+    timer.lap("candidates (wall)");
+  }
+  out.predicted_flops_compressed = cc.flops;
+  out.predicted_flops_plain = cp.flops;
+  out.compressed = cc.flops <= (1.0 + compressed_slack) * cp.flops && cc.nnz <= (1.0 + compressed_slack) * cp.nnz;
+  Candidate& chosen = out.compressed ? cc : cp;
+  out.perm = std::move(chosen.perm);
+  out.parent = std::move(chosen.parent);
+  out.colcount = std::move(chosen.colcount);
   if (out.compressed) {
-    out.perm = std::move(perm_c);
     out.partner = std::move(partner);
     out.num_pairs = pairs;
   } else {
-    out.perm = std::move(perm_p);
     out.partner.assign(un, -1);
   }
   return out;

@@ -21,6 +21,9 @@ struct MatchingOrder {
   bool compressed = false;
   /// Predicted flops (no delays, default amalgamation) of both candidate orders; 0 when there were no pairs.
   double predicted_flops_compressed = 0.0, predicted_flops_plain = 0.0;
+  /// When both candidates were predicted: perm is postordered, parent its elimination tree and colcount the
+  /// column counts of L (analyse takes them as they are); empty otherwise.
+  Vector<index_t> parent, colcount;
 };
 
 /// Maximum-product matching of the full symmetric matrix; its cycles (and, when structurally singular, its
@@ -31,11 +34,14 @@ struct MatchingOrder {
 /// the compressed order is kept only while its predicted flops and nnz(L) exceed the plain order's by at most
 /// the fraction compressed_slack (infinity: always), else the plain order is returned without pairs
 /// (compressed = false); the predictions amalgamate by `rule`, as analyse will. The scaling is the matching's
-/// in both cases.
+/// in both cases. The two candidates are ordered and predicted as two tasks (tasks.hpp), side by side when a
+/// task team has threads to spare; the result is the same either way.
 /// Throws Error(missing_values) when a has entries but a.val is null, Error(nan_inf) for NaN/Inf values.
+struct AnalyseProfile;
 MatchingOrder matching_order(const Graph& g, const CscView& a,
                              Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
-                             double compressed_slack = 0.2, const AmalgamationRule& rule = AmalgamationRule{});
+                             double compressed_slack = 0.2, const AmalgamationRule& rule = AmalgamationRule{},
+                             AnalyseProfile* profile = nullptr);
 
 }  // namespace detail
 }  // namespace ssids
