@@ -36,7 +36,9 @@
 #include <string>
 #include <vector>
 
+#include "analyse/analysis_cache.hpp"
 #include "analyse/profile.hpp"
+#include "analyse/reanalyse.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
@@ -157,15 +159,23 @@ struct Config {
   std::string spral;
   std::vector<int> check_threads;
   std::vector<std::string> specs;
+  std::vector<std::string> ipm;  // NVAR:NCON:ITERS[:SEED]
+  bool cpu = false;              // use_gpu = false for both libraries in --ipm
+  bool keep = false;             // MatchingReuse::keep_compatible
+  bool no_cache = false;         // our C interface's cache of analyses off
 };
 
-/// Phases shown as table columns, in this order; any other phase is added to "other".
-const char* const kColumns[] = {"check",       "full matrix", "matching",     "pairs", "compressed graph",
-                                "METIS compressed", "METIS plain", "METIS", "predictions", "etree",
-                                "column counts", "supernodes", "row lists",   "maps",  "levels+stats"};
-const char* const kShort[] = {"check", "full", "match", "pairs", "cgraph", "METIS-c", "METIS-p", "METIS",
-                              "predict", "etree", "ccount", "super", "rows", "maps", "levels"};
+/// Phases shown as table columns, in this order. The matching ordering's two candidates (compressed graph,
+/// its METIS, the plain METIS, the predictions of both) run side by side: their columns are their own times,
+/// "cand" is the wall time of both together. "other" is the total minus the phases that ran one after another.
+const char* const kColumns[] = {"check",       "full matrix", "matching",     "pairs",       "candidates (wall)",
+                                "compressed graph", "METIS compressed", "METIS plain", "predictions", "METIS",
+                                "etree",       "column counts", "supernodes", "row lists", "maps", "levels+stats"};
+const char* const kShort[] = {"check", "full", "match", "pairs", "cand", "cgraph", "METIS-c", "METIS-p",
+                              "predict", "METIS", "etree", "ccount", "super", "rows", "maps", "levels"};
 constexpr int kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
+/// Columns that are parts of "candidates (wall)" (not summed into the sequential total).
+bool inside_candidates(int c) { return c >= 5 && c <= 8; }
 
 struct OursResult {
   double total = 0;
@@ -190,9 +200,10 @@ OursResult time_ours(const ssids::SymmetricMatrix& a, ssids::Ordering ordering, 
     if (it == 0) continue;  // warm-up
     totals.push_back(t);
     double known = 0;
+    const bool candidates = prof.get("candidates (wall)") > 0;
     for (int c = 0; c < kNumColumns; ++c) {
       phases[c].push_back(prof.get(kColumns[c]));
-      known += prof.get(kColumns[c]);
+      if (!(candidates && inside_candidates(c))) known += prof.get(kColumns[c]);
     }
     phases[kNumColumns].push_back(t - known);
   }
@@ -258,10 +269,152 @@ bool check_thread_independence(const ssids::SymmetricMatrix& a, ssids::Ordering 
   return same;
 }
 
+// ---- --ipm: a sequence of same-pattern KKT matrices through the C interface, as an interior-point code calls it
+
+/// The C interface of one library: ours (linked) or SPRAL's (loaded).
+struct CApi {
+  void (*default_options)(spral_ssids_options*);
+  void (*analyse_ptr32)(bool, int, int*, const int*, const int*, const double*, void**, const spral_ssids_options*,
+                        spral_ssids_inform*);
+  void (*factor_ptr32)(bool, const int*, const int*, const double*, double*, void*, void**,
+                       const spral_ssids_options*, spral_ssids_inform*);
+  void (*solve1)(int, double*, void*, void*, const spral_ssids_options*, spral_ssids_inform*);
+  int (*free_both)(void**, void**);
+};
+
+struct Step {
+  double analyse = 0, factor = 0, solve = 0;
+  int delays = 0, neg = 0, flag = 0;
+  const char* reuse = "";
+};
+
+const char* reuse_name(ssids::detail::ReuseKind k) {
+  switch (k) {
+    case ssids::detail::ReuseKind::none: return "fresh";
+    case ssids::detail::ReuseKind::whole: return "whole";
+    case ssids::detail::ReuseKind::same_pairs: return "pairs";
+    case ssids::detail::ReuseKind::kept_order: return "kept";
+    case ssids::detail::ReuseKind::plain_candidate: return "plain";
+  }
+  return "?";
+}
+
+/// Every iteration as the interior-point code does it: free the previous handles, analyse with the values
+/// (ordering 2, scaling 3), factorize, solve one right-hand side (A x = b, b = A 1).
+std::vector<Step> run_sequence(const CApi& api, const std::vector<Csc32>& mats, bool ours, bool cpu) {
+  spral_ssids_options o;
+  api.default_options(&o);
+  o.array_base = 1;
+  o.ordering = 2;
+  o.scaling = 3;
+  o.print_level = -1;
+  if (cpu) o.use_gpu = false;
+  std::vector<Step> steps;
+  void *akeep = nullptr, *fkeep = nullptr;
+  for (const Csc32& c : mats) {
+    Step st;
+    spral_ssids_inform inf;
+    std::memset(&inf, 0, sizeof inf);
+    api.free_both(&akeep, &fkeep);
+    double t0 = now();
+    api.analyse_ptr32(false, c.n, nullptr, c.ptr.data(), c.row.data(), c.val.data(), &akeep, &o, &inf);
+    st.analyse = now() - t0;
+    st.flag = inf.flag;
+    if (ours) st.reuse = reuse_name(ssids::detail::last_cached_reuse());
+    if (inf.flag < 0) {
+      steps.push_back(st);
+      continue;
+    }
+    t0 = now();
+    api.factor_ptr32(false, c.ptr.data(), c.row.data(), c.val.data(), nullptr, akeep, &fkeep, &o, &inf);
+    st.factor = now() - t0;
+    st.delays = inf.num_delay;
+    st.neg = inf.num_neg;
+    if (inf.flag < 0) st.flag = inf.flag;
+    std::vector<double> x(static_cast<size_t>(c.n), 0.0);  // b = A 1 (lower triangle, 1-based)
+    for (int j = 0; j < c.n; ++j)
+      for (int k = c.ptr[j] - 1; k < c.ptr[j + 1] - 1; ++k) {
+        const int i = c.row[k] - 1;
+        x[i] += c.val[k];
+        if (i != j) x[j] += c.val[k];
+      }
+    t0 = now();
+    if (inf.flag >= 0) api.solve1(0, x.data(), akeep, fkeep, &o, &inf);
+    st.solve = now() - t0;
+    steps.push_back(st);
+  }
+  api.free_both(&akeep, &fkeep);
+  return steps;
+}
+
+bool run_ipm(const Config& cfg, Spral* spral, const std::string& spec) {
+  int nvar = 0, ncon = 0, iters = 0;
+  unsigned long long seed = 1;
+  if (std::sscanf(spec.c_str(), "%d:%d:%d:%llu", &nvar, &ncon, &iters, &seed) < 3 || iters < 1) {
+    std::fprintf(stderr, "bench_analyse: --ipm NVAR:NCON:ITERS[:SEED], got %s\n", spec.c_str());
+    return false;
+  }
+  std::vector<Csc32> mats;
+  for (int t = 0; t < iters; ++t) mats.push_back(to_csc32(ssids::generate_kkt_ipm(nvar, ncon, t, seed)));
+  const CApi ours{spral_ssids_default_options, spral_ssids_analyse_ptr32, spral_ssids_factor_ptr32, spral_ssids_solve1,
+                  spral_ssids_free};
+  // R rounds; in each, the whole sequence through ours, then through SPRAL (one library's threads at a time)
+  std::vector<std::vector<Step>> rounds_ours, rounds_spral;
+  for (int r = 0; r < cfg.repeat; ++r) {
+    ssids::detail::clear_analysis_cache();  // every round starts without cached analyses
+    rounds_ours.push_back(run_sequence(ours, mats, true, cfg.cpu));
+    if (spral) {
+      const CApi sp{spral->default_options, spral->analyse_ptr32, spral->factor_ptr32, spral->solve1, spral->free_both};
+      rounds_spral.push_back(run_sequence(sp, mats, false, cfg.cpu));
+    }
+  }
+  auto med = [](const std::vector<std::vector<Step>>& rounds, int t, double Step::*f) {
+    std::vector<double> v;
+    for (const auto& r : rounds) v.push_back(r[t].*f);
+    return median(v);
+  };
+  std::printf("\n# --ipm %s: n = %d, %d iterations, ordering 2 + scaling 3 through spral_ssids_analyse_ptr32 / "
+              "factor_ptr32 / solve1, handles freed before every analyse; medians of %d rounds; cache %s, reuse %s\n",
+              spec.c_str(), nvar + ncon, iters, cfg.repeat, cfg.no_cache ? "off" : "on",
+              cfg.keep ? "keep_compatible" : "exact");
+  std::printf("%4s | %8s %8s %8s %6s %5s %6s | %8s %8s %8s %6s %6s\n", "iter", "analyse", "factor", "solve", "delays",
+              "neg", "reuse", "SPRAL an", "factor", "solve", "delays", "neg");
+  double tot_ours = 0, tot_spral = 0, an_ours = 0, an_spral = 0;
+  long del_ours = 0, del_spral = 0;
+  bool ok = true;
+  for (int t = 0; t < iters; ++t) {
+    const Step& o0 = rounds_ours[0][t];
+    const double a = med(rounds_ours, t, &Step::analyse), f = med(rounds_ours, t, &Step::factor),
+                 s = med(rounds_ours, t, &Step::solve);
+    tot_ours += a + f + s;
+    an_ours += a;
+    del_ours += o0.delays;
+    ok &= o0.flag >= 0 && o0.neg == ncon;
+    std::printf("%4d | %8.4f %8.4f %8.4f %6d %5d %6s |", t, a, f, s, o0.delays, o0.neg, o0.reuse);
+    if (spral) {
+      const Step& s0 = rounds_spral[0][t];
+      const double sa = med(rounds_spral, t, &Step::analyse), sf = med(rounds_spral, t, &Step::factor),
+                   ss = med(rounds_spral, t, &Step::solve);
+      tot_spral += sa + sf + ss;
+      an_spral += sa;
+      del_spral += s0.delays;
+      std::printf(" %8.4f %8.4f %8.4f %6d %6d", sa, sf, ss, s0.delays, s0.neg);
+    }
+    std::printf("\n");
+  }
+  std::printf("total: ours %.3f s (analyse %.3f s, %ld delays)", tot_ours, an_ours, del_ours);
+  if (spral)
+    std::printf(", SPRAL %.3f s (analyse %.3f s, %ld delays), ratio %.2f (analyse %.2f)", tot_spral, an_spral,
+                del_spral, tot_ours / tot_spral, an_ours / an_spral);
+  std::printf("%s\n", ok ? "" : "  [WRONG INERTIA OR ERROR]");
+  return ok;
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: bench_analyse [--threads T] [--repeat R] [--ordering metis|matching|both] [--spral PATH]\n"
-               "                     [--check-threads T1,T2,...] SPEC...\n"
+               "                     [--check-threads T1,T2,...] [--ipm NVAR:NCON:ITERS[:SEED]]... [--cpu]\n"
+               "                     [--keep-compatible] [--no-cache] [SPEC...]\n"
                "SPEC: a Matrix Market file or gen:KIND:ARGS; --spral (or SSIDS_BENCH_SPRAL): SPRAL's libspral.so\n");
 }
 
@@ -297,6 +450,14 @@ int main(int argc, char** argv) {
         cfg.check_threads.push_back(std::atoi(v.substr(p, q - p).c_str()));
         p = q == std::string::npos ? v.size() : q + 1;
       }
+    } else if (arg == "--ipm") {
+      cfg.ipm.push_back(value());
+    } else if (arg == "--cpu") {
+      cfg.cpu = true;
+    } else if (arg == "--keep-compatible") {
+      cfg.keep = true;
+    } else if (arg == "--no-cache") {
+      cfg.no_cache = true;
     } else if (arg == "--help" || arg == "-h") {
       usage();
       return 0;
@@ -307,10 +468,12 @@ int main(int argc, char** argv) {
       cfg.specs.push_back(arg);
     }
   }
-  if (cfg.specs.empty()) {
+  if (cfg.specs.empty() && cfg.ipm.empty()) {
     usage();
     return 2;
   }
+  if (cfg.keep) ssids::detail::set_matching_reuse(ssids::detail::MatchingReuse::keep_compatible);
+  if (cfg.no_cache) ssids::detail::set_analysis_cache_limits(0, 0);
   if (cfg.threads > 0) omp_set_num_threads(cfg.threads);
   const int threads = omp_get_max_threads();
 
@@ -337,9 +500,11 @@ int main(int argc, char** argv) {
 
   bool failed = false;
   std::vector<std::string> summary;
-  std::printf("%-28s %-5s %8s", "problem", "ord", "total");
-  for (int c = 0; c < kNumColumns; ++c) std::printf(" %7s", kShort[c]);
-  std::printf(" %7s\n", "other");
+  if (!cfg.specs.empty()) {
+    std::printf("%-28s %-5s %8s", "problem", "ord", "total");
+    for (int c = 0; c < kNumColumns; ++c) std::printf(" %7s", kShort[c]);
+    std::printf(" %7s\n", "other");
+  }
   for (const std::string& spec : cfg.specs) {
     const std::string name = display_name(spec);
     try {
@@ -380,6 +545,7 @@ int main(int argc, char** argv) {
       failed = true;
     }
   }
+  for (const std::string& spec : cfg.ipm) failed |= !run_ipm(cfg, have_spral ? &spral : nullptr, spec);
   if (!summary.empty()) {
     std::printf("\n%-28s %8s %-6s %8s %8s %6s %11s %11s %10s %10s\n", "problem", "n", "ord", "ours", "SPRAL", "ratio",
                 "nnz(L)", "SPRAL nnzL", "flops", "SPRAL flop");

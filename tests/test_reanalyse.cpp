@@ -1,6 +1,6 @@
 // test_reanalyse.cpp — cheap re-analysis: an unchanged pattern returns the previous analysis (same object,
 // same statistics, same factors), a changed pattern or changed options analyse afresh, and the matching
-// ordering (value-dependent) is always redone.
+// ordering (value-dependent) recomputes at least its scaling.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -63,7 +63,8 @@ TEST_CASE("reanalyse: a changed pattern or changed options analyse afresh") {
   o2 = o;
   o2.ordering = Ordering::natural;
   CHECK(&reanalyse(first, a.view(), o2, inf).symbolic() != &first.symbolic());
-  // the matching ordering depends on the values: never reused
+  // the matching ordering depends on the values: its scaling is always recomputed, so never the same object
+  // (test_reanalyse_reuse.cpp checks what it reuses)
   Options om = o;
   om.ordering = Ordering::matching;
   Analysis m1 = analyse(a.view(), om, inf);

@@ -20,6 +20,11 @@ std::int64_t laplace3d_num_neg(index_t k, double shift, std::int64_t* num_zero =
 /// Saddle point [H A^T; A -delta I] of a seeded random sparse convex QP: H (nvar x nvar) SPD sparse,
 /// A (ncon x nvar) with full row rank, ncon < nvar. Inertia: nvar positive, ncon negative.
 SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::uint64_t seed);
+/// Iteration `iter` (>= 0) of an interior-point-like sequence on that QP: [H + Sigma_iter, A^T; A, 0], the
+/// (2,2) diagonal stored as explicit zeros, Sigma_iter = barrier terms z_i / x_i of bounds x_i >= 0 that
+/// spread (active ones grow as 1 / mu, inactive ones shrink as mu, mu = max(1e-9, 0.2^iter)). Every iteration
+/// has the same pattern; inertia (nvar, ncon, 0).
+SymmetricMatrix generate_kkt_ipm(index_t nvar, index_t ncon, index_t iter, std::uint64_t seed);
 /// Stokes-type saddle point [K B^T; B 0] on a k x k grid (velocity Laplacians, pressure divergence) with a
 /// zero (2,2) block; nonsingular (one pressure pinned). Inertia: n_velocity positive, n_pressure negative.
 SymmetricMatrix generate_stokes(index_t k);
@@ -36,7 +41,8 @@ CsrMatrix generate_banded(index_t n, index_t k, double dominance, std::uint64_t 
 std::string generator_help();
 
 /// Load a symmetric matrix from a spec: a file path, or "gen:KIND:ARG:ARG..." with KIND one of
-/// laplace2d:K, laplace3d:K[:SHIFT], kkt-qp:NVAR:NCON[:DELTA[:SEED]], stokes:K, stokes3d:K.
+/// laplace2d:K, laplace3d:K[:SHIFT], kkt-qp:NVAR:NCON[:DELTA[:SEED]], kkt-ipm:NVAR:NCON:ITER[:SEED], stokes:K,
+/// stokes3d:K.
 /// Throws Error(bad_input) for unknown kinds or bad arguments (and for nonsymmetric kinds).
 SymmetricMatrix load_symmetric(const std::string& spec, MatrixReport* report = nullptr);
 /// Load a general matrix: a file, or gen:convdiff:K:PECLET, gen:banded:N:K:D[:SEED], or a symmetric kind

@@ -36,7 +36,8 @@ double seconds_since(clock_type::time_point t0) {
 }
 
 std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Options& options, Inform& inform,
-                                                    const index_t* order, detail::AnalyseProfile* profile) {
+                                                    const index_t* order, detail::AnalyseProfile* profile,
+                                                    const detail::OrderingHint* hint) {
   using namespace detail;
   PhaseTimer timer(profile);
   check_arguments(a);
@@ -46,7 +47,7 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
 
   const AmalgamationRule rule = amalgamation_rule(options);
   // reads the values for Ordering::matching, which predicts the supernodes of its candidate orders by rule
-  OrderingResult ord = compute_ordering(g, a, options, order, profile);
+  OrderingResult ord = compute_ordering(g, a, options, order, profile, hint);
   timer = PhaseTimer(profile);
   Vector<index_t> perm = std::move(ord.perm);
   Vector<index_t> parent = std::move(ord.parent);
@@ -103,16 +104,18 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   s.matrix_upper = check.upper;
   s.matching_scale = std::move(ord.matching_scale);
   s.structurally_singular = ord.structurally_singular;
+  s.matched = ord.matched;
+  s.matching_choice = std::move(ord.matching_choice);
+  s.shape = analysis_shape(options);
+  if (options.ordering == Ordering::user && order) {
+    s.user_order.resize(static_cast<size_t>(a.n));
+    for (index_t i = 0; i < a.n; ++i) s.user_order[i] = order[i] - a.base;
+  }
   timer.lap("levels+stats");
   s.pattern_hash = pattern_hash(a, options, order);
   timer.lap("hash");
 
-  inform.flag = input_warning(check, inform.message);
-  if (ord.structurally_singular) {  // SPRAL's analyse warning 6 (matching ordering); input warnings stay in the message
-    inform.flag = flag::structurally_singular;
-    inform.message = "structurally singular: matching of cardinality " + std::to_string(ord.matched) + " < n = " +
-                     std::to_string(a.n) + (inform.message.empty() ? "" : "; " + inform.message);
-  }
+  set_analysis_flag(s, inform);
   return sym;
 }
 
@@ -125,7 +128,7 @@ void print_profile(const detail::AnalyseProfile& p) {
 namespace detail {
 
 Analysis analyse_profiled(const CscView& a, const Options& options, Inform& inform, const index_t* order,
-                          AnalyseProfile* profile) {
+                          AnalyseProfile* profile, const OrderingHint* hint) {
   const auto t0 = clock_type::now();
   inform.flag = flag::success;
   inform.message.clear();
@@ -133,7 +136,7 @@ Analysis analyse_profiled(const CscView& a, const Options& options, Inform& info
   const bool verbose = options.print_level > 0;
   if (!profile && verbose) profile = &local;
   try {
-    std::shared_ptr<const detail::Symbolic> sym = run_analyse(a, options, inform, order, profile);
+    std::shared_ptr<const detail::Symbolic> sym = run_analyse(a, options, inform, order, profile, hint);
     detail::copy_analysis_statistics(*sym, inform);
     inform.time_analyse = seconds_since(t0);
     if (verbose) print_profile(*profile);

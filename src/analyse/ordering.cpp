@@ -97,7 +97,7 @@ Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const ind
 }
 
 OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options& options, const index_t* user_order,
-                                AnalyseProfile* profile) {
+                                AnalyseProfile* profile, const OrderingHint* hint) {
   const Ordering ordering = options.ordering;
   OrderingResult r;
   if (ordering != Ordering::matching) {
@@ -111,8 +111,26 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
     throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (val is null)");
   auto nd = [](const Graph& cg, const index_t* vwgt) { return nested_dissection_order(cg, vwgt); };
   MatchingOrder m;
-  in_task_team(analyse_threads(options.num_threads),
-               [&] { m = matching_order(g, a, +nd, 0.2, amalgamation_rule(options), profile); });
+  PlainCandidate known;
+  if (hint && hint->previous) {
+    known.perm = hint->previous->plain_perm;
+    known.nnz = hint->previous->plain_nnz;
+    known.flops = hint->previous->plain_flops;
+  }
+  in_task_team(analyse_threads(options.num_threads), [&] {
+    MatchingPairs mp = hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(a, profile);
+    m = order_with_pairs(g, std::move(mp), +nd, 0.2, amalgamation_rule(options), profile,
+                         known.perm.empty() ? nullptr : &known);
+  });
+  auto choice = std::make_shared<MatchingChoice>();
+  choice->candidate_partner = std::move(m.candidate_partner);
+  choice->compressed = m.compressed;
+  choice->plain_perm = std::move(m.plain.perm);
+  choice->plain_nnz = m.plain.nnz;
+  choice->plain_flops = m.plain.flops;
+  choice->compressed_nnz = m.predicted_nnz_compressed;
+  choice->compressed_flops = m.predicted_flops_compressed;
+  r.matching_choice = std::move(choice);
   r.perm = std::move(m.perm);
   r.parent = std::move(m.parent);
   r.colcount = std::move(m.colcount);

@@ -1,8 +1,11 @@
 // ordering.hpp — fill-reducing orderings for the analyse phase (step 2).
 // Works on the 0-based Graph of A + A^T; returns perm with perm[k] = variable eliminated at position k.
 #pragma once
+#include <memory>
+
 #include "analyse/pattern.hpp"
 #include "analyse/supernodes.hpp"
+#include "analyse/symbolic.hpp"
 #include "ssids/options.hpp"
 
 namespace ssids {
@@ -22,6 +25,15 @@ struct OrderingResult {
   /// When filled (the matching ordering predicted its candidates): perm is postordered, parent is its
   /// elimination tree and colcount the column counts of L, ready for the supernodes.
   Vector<index_t> parent, colcount;
+  std::shared_ptr<const MatchingChoice> matching_choice;  ///< Ordering::matching only
+};
+
+struct MatchingPairs;
+/// What a re-analysis of a pattern already analysed knows (reanalyse.cpp): the matching ordering's pairs for
+/// the new values (computed already), and the previous analysis' choice, whose plain candidate is reused.
+struct OrderingHint {
+  MatchingPairs* pairs = nullptr;
+  const MatchingChoice* previous = nullptr;
 };
 /// Every ordering (options.ordering), with access to the caller's arrays `a` (the values are read by
 /// Ordering::matching only: Error(missing_values) when absent, Error(nan_inf) when not finite), on
@@ -29,7 +41,7 @@ struct OrderingResult {
 /// Phase times go to `profile` when given (profile.hpp).
 struct AnalyseProfile;
 OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options& options, const index_t* user_order,
-                                AnalyseProfile* profile = nullptr);
+                                AnalyseProfile* profile = nullptr, const OrderingHint* hint = nullptr);
 
 /// METIS_NodeND on g with optional vertex weights (size n); the identity for graphs without edges.
 Vector<index_t> metis_order(const Graph& g, const index_t* vwgt = nullptr);

@@ -204,13 +204,11 @@ Vector<index_t> compressed_order(const Graph& g, const Vector<index_t>& partner,
 
 }  // namespace
 
-MatchingOrder matching_order(const Graph& g, const CscView& a,
-                             Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
-                             double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile) {
-  const index_t n = g.n;
+MatchingPairs matching_pairs(const CscView& a, AnalyseProfile* profile) {
+  const index_t n = a.n;
   const size_t un = static_cast<size_t>(n);
   PhaseTimer timer(profile);
-  MatchingOrder out;
+  MatchingPairs out;
   FullSymmetric f = full_from_view(a);
   timer.lap("full matrix");
   ScalingInfo info;
@@ -219,58 +217,87 @@ MatchingOrder matching_order(const Graph& g, const CscView& a,
   timer.lap("matching");
   out.matched = info.matched;
   out.structurally_singular = info.structurally_singular;
-
   Vector<char> needy(un, 1);  // missing diagonal entries are zero
   for (index_t j = 0; j < n; ++j)
     for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k)
       if (f.row[k] == j) needy[j] = std::fabs(f.val[k]) * out.scale[j] * out.scale[j] < kSmallDiagonal;
-
-  Vector<index_t> partner;
-  const index_t pairs = split_matching(m, needy, partner);
+  out.pairs = split_matching(m, needy, out.partner);
   timer.lap("pairs");
-  if (pairs == 0) {  // the compressed graph would be the graph itself
-    out.perm = order_compressed(g, nullptr);
-    out.partner = std::move(partner);
-    timer.lap("METIS plain");
-    return out;
-  }
-  // both candidates at once (tasks.hpp): each is ordered and predicted on its own
+  return out;
+}
+
+MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp,
+                               Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+                               double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile,
+                               const PlainCandidate* plain) {
+  const index_t n = g.n;
+  const size_t un = static_cast<size_t>(n);
+  PhaseTimer timer(profile);
+  MatchingOrder out;
+  out.scale = std::move(mp.scale);
+  out.matched = mp.matched;
+  out.structurally_singular = mp.structurally_singular;
+  out.candidate_partner = mp.partner;
+  // the plain candidate: given, or ordered here (beside the compressed one when there are pairs)
+  auto plain_candidate = [&](AnalyseProfile* prof) {
+    PhaseTimer t(prof);
+    Candidate c;
+    if (plain) {
+      c = predict(g, plain->perm, rule);
+    } else {
+      Vector<index_t> perm = order_compressed(g, nullptr);
+      t.lap("METIS plain");
+      c = predict(g, std::move(perm), rule);
+    }
+    t.lap("predictions");
+    return c;
+  };
   Candidate cc, cp;
-  AnalyseProfile prof_c, prof_p;
-  const bool timed = profile != nullptr;
-  fork_join(
-      [&] {
-        Vector<index_t> perm = compressed_order(g, partner, order_compressed, timed ? &prof_c : nullptr);
-        PhaseTimer t(timed ? &prof_c : nullptr);
-        cc = predict(g, std::move(perm), rule);
-        t.lap("predictions");
-      },
-      [&] {
-        PhaseTimer t(timed ? &prof_p : nullptr);
-        Vector<index_t> perm = order_compressed(g, nullptr);
-        t.lap("METIS plain");
-        cp = predict(g, std::move(perm), rule);
-        t.lap("predictions");
-      });
-  if (profile) {  // the candidates ran side by side: their own times, and the wall time of both
-    for (const auto& ph : prof_c.phases) profile->add(ph.name, ph.seconds);
-    for (const auto& ph : prof_p.phases) profile->add(ph.name, ph.seconds);
-    timer.lap("candidates (wall)");
+  if (mp.pairs == 0) {  // the compressed graph would be the graph itself
+    cp = plain_candidate(profile);
+  } else {
+    // both candidates at once (tasks.hpp): each is ordered and predicted on its own
+    AnalyseProfile prof_c, prof_p;
+    const bool timed = profile != nullptr;
+    fork_join(
+        [&] {
+          Vector<index_t> perm = compressed_order(g, mp.partner, order_compressed, timed ? &prof_c : nullptr);
+          PhaseTimer t(timed ? &prof_c : nullptr);
+          cc = predict(g, std::move(perm), rule);
+          t.lap("predictions");
+        },
+        [&] { cp = plain_candidate(timed ? &prof_p : nullptr); });
+    if (profile) {  // the candidates ran side by side: their own times, and the wall time of both
+      for (const auto& ph : prof_c.phases) profile->add(ph.name, ph.seconds);
+      for (const auto& ph : prof_p.phases) profile->add(ph.name, ph.seconds);
+      timer.lap("candidates (wall)");
+    }
+    out.predicted_flops_compressed = cc.flops;
+    out.predicted_nnz_compressed = cc.nnz;
+    out.compressed = cc.flops <= (1.0 + compressed_slack) * cp.flops && cc.nnz <= (1.0 + compressed_slack) * cp.nnz;
   }
-  out.predicted_flops_compressed = cc.flops;
   out.predicted_flops_plain = cp.flops;
-  out.compressed = cc.flops <= (1.0 + compressed_slack) * cp.flops && cc.nnz <= (1.0 + compressed_slack) * cp.nnz;
+  out.predicted_nnz_plain = cp.nnz;
+  out.plain.perm = cp.perm;
+  out.plain.nnz = cp.nnz;
+  out.plain.flops = cp.flops;
   Candidate& chosen = out.compressed ? cc : cp;
   out.perm = std::move(chosen.perm);
   out.parent = std::move(chosen.parent);
   out.colcount = std::move(chosen.colcount);
   if (out.compressed) {
-    out.partner = std::move(partner);
-    out.num_pairs = pairs;
+    out.partner = std::move(mp.partner);
+    out.num_pairs = mp.pairs;
   } else {
     out.partner.assign(un, -1);
   }
   return out;
+}
+
+MatchingOrder matching_order(const Graph& g, const CscView& a,
+                             Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+                             double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile) {
+  return order_with_pairs(g, matching_pairs(a, profile), order_compressed, compressed_slack, rule, profile);
 }
 
 }  // namespace detail

@@ -10,21 +10,56 @@
 namespace ssids {
 namespace detail {
 
+/// Step 1, what the values decide: the symmetrized matching scaling and the 2x2 candidate pairs.
+struct MatchingPairs {
+  Vector<double> scale;     ///< n, symmetrized MC64 scaling (see scaling/scaling.hpp)
+  Vector<index_t> partner;  ///< n: the other variable of i's pair, or -1
+  index_t pairs = 0;        ///< number of pairs
+  index_t matched = 0;      ///< cardinality of the matching
+  bool structurally_singular = false;
+};
+
+/// The plain candidate: the order of the uncompressed graph, postordered by its elimination tree, and its
+/// predictions. It depends on the pattern only, so a later analysis of the same pattern can take it as it is.
+struct PlainCandidate {
+  Vector<index_t> perm;
+  double nnz = 0.0, flops = 0.0;
+};
+
 struct MatchingOrder {
   Vector<index_t> perm;        ///< n
   Vector<double> scale;        ///< n, symmetrized MC64 scaling (see scaling/scaling.hpp)
   Vector<index_t> partner;     ///< n: the other variable of i's 2x2 candidate pair, or -1
+  /// n: the pairs the compressed candidate was built from (= partner when it was chosen; kept when the
+  /// plain order won, for a later analysis of the same pattern to compare its own pairs with)
+  Vector<index_t> candidate_partner;
   index_t matched = 0;         ///< cardinality of the matching
   index_t num_pairs = 0;       ///< 2x2 candidate pairs kept (0 when the plain order was chosen)
   bool structurally_singular = false;
   /// true: perm orders the compressed graph (pairs adjacent); false: the plain order of g was cheaper.
   bool compressed = false;
-  /// Predicted flops (no delays, default amalgamation) of both candidate orders; 0 when there were no pairs.
+  /// Predicted flops and nnz(L) (no delays) of both candidate orders; the compressed ones are 0 when there
+  /// were no pairs.
   double predicted_flops_compressed = 0.0, predicted_flops_plain = 0.0;
-  /// When both candidates were predicted: perm is postordered, parent its elimination tree and colcount the
-  /// column counts of L (analyse takes them as they are); empty otherwise.
+  double predicted_nnz_compressed = 0.0, predicted_nnz_plain = 0.0;
+  /// perm is postordered, parent its elimination tree and colcount the column counts of L (analyse takes
+  /// them as they are).
   Vector<index_t> parent, colcount;
+  PlainCandidate plain;  ///< the plain candidate (whether chosen or not)
 };
+
+struct AnalyseProfile;
+
+/// Step 1 (see matching_order). Throws Error(missing_values) when a has entries but a.val is null,
+/// Error(nan_inf) for NaN/Inf values.
+MatchingPairs matching_pairs(const CscView& a, AnalyseProfile* profile = nullptr);
+
+/// Steps 2 and 3 for the pairs of step 1. With `plain` (the plain candidate of an earlier analysis of the same
+/// pattern), g is not ordered again: the result equals the one computed without it.
+MatchingOrder order_with_pairs(const Graph& g, MatchingPairs pairs,
+                               Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+                               double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile,
+                               const PlainCandidate* plain = nullptr);
 
 /// Maximum-product matching of the full symmetric matrix; its cycles (and, when structurally singular, its
 /// open chains) are split into pairs (i, m(i)) so that every variable with a small scaled diagonal (< 0.01)
@@ -36,8 +71,7 @@ struct MatchingOrder {
 /// (compressed = false); the predictions amalgamate by `rule`, as analyse will. The scaling is the matching's
 /// in both cases. The two candidates are ordered and predicted as two tasks (tasks.hpp), side by side when a
 /// task team has threads to spare; the result is the same either way.
-/// Throws Error(missing_values) when a has entries but a.val is null, Error(nan_inf) for NaN/Inf values.
-struct AnalyseProfile;
+/// = order_with_pairs(g, matching_pairs(a), ...).
 MatchingOrder matching_order(const Graph& g, const CscView& a,
                              Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
                              double compressed_slack = 0.2, const AmalgamationRule& rule = AmalgamationRule{},

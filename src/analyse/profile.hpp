@@ -51,9 +51,11 @@ class PhaseTimer {
   std::chrono::steady_clock::time_point t_;
 };
 
-/// ssids::analyse with its phase times added to `profile` (may be null: plain analyse).
+struct OrderingHint;
+/// ssids::analyse with its phase times added to `profile` (may be null: plain analyse); `hint`: what a
+/// re-analysis of the same pattern already knows (ordering.hpp; the result is the same without it).
 Analysis analyse_profiled(const CscView& a, const Options& options, Inform& inform, const index_t* order,
-                          AnalyseProfile* profile);
+                          AnalyseProfile* profile, const OrderingHint* hint = nullptr);
 
 }  // namespace detail
 }  // namespace ssids

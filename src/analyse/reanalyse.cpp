@@ -1,14 +1,35 @@
-// reanalyse.cpp — cheap re-analysis (see ssids::reanalyse in analyse.hpp): when the pattern and the options
-// that shape the analysis hash to the previous analysis' value, that analysis is returned as it is (it is
-// immutable and shared); otherwise the matrix is analysed afresh.
+// reanalyse.cpp — re-analysis of a pattern analysed before (see ssids::reanalyse in analyse.hpp).
+//
+// Same input: the shaping options are equal (AnalysisShape, the user order for Ordering::user) and every entry of
+// the caller's arrays lands where the previous analysis put it: the amap entry of source position k holds the
+// pair {row[k], column of k} (unordered: mirrored entries map alike), the positions without an amap entry are
+// out of range, and the counts of mirrored and out-of-range entries agree. Then the analysis, which depends on
+// nothing else, would come out the same: METIS, AMD, natural and user orders return the previous one as it is.
+// The check reads the arrays once more after the hash (O(n + nnz)), so a hash collision cannot pass.
+//
+// The matching ordering also depends on the values through the pairs of its compressed candidate (and the
+// scaling, which is cheap). The matching and the pairs are computed for the new values; with the same pairs a
+// fresh analysis would make the same choice and the same order, so the result is the previous analysis with the
+// new scaling. With other pairs only the compressed candidate is ordered again: the plain candidate depends on
+// the pattern alone and is taken from the previous analysis. Both give exactly what analyse gives.
+// Optionally (MatchingReuse::keep_compatible, measured in bench/NOTES.md) the previous order is also kept when
+// the new pairs would not change what it offers: the plain order was chosen by a clear margin, or every new pair
+// lies inside one supernode of the previous tree (its 2x2 pivot is there).
 #include "analyse/reanalyse.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <new>
 
+#include "analyse/ordering.hpp"
+#include "analyse/ordering_matching.hpp"
+#include "analyse/pattern.hpp"
+#include "analyse/profile.hpp"
 #include "analyse/supernodes.hpp"
 #include "analyse/symbolic.hpp"
+#include "analyse/validate.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 
@@ -25,7 +46,24 @@ struct Fnv {
     }
   }
 };
+
+std::atomic<int> reuse_policy{static_cast<int>(MatchingReuse::exact)};
+
+/// The compressed candidate lost to the plain one by more than this: other pairs keep the plain order.
+constexpr double kClearMargin = 1.5;
 }  // namespace
+
+void set_matching_reuse(MatchingReuse policy) { reuse_policy = static_cast<int>(policy); }
+MatchingReuse matching_reuse() { return static_cast<MatchingReuse>(reuse_policy.load()); }
+
+AnalysisShape analysis_shape(const Options& options) {
+  const AmalgamationRule rule = amalgamation_rule(options);  // as analyse uses it
+  AnalysisShape s;
+  s.ordering = static_cast<int>(options.ordering);
+  s.nemin = rule.nemin;
+  s.amalgamation_zeros = rule.max_zero_fraction;
+  return s;
+}
 
 void copy_analysis_statistics(const Symbolic& s, Inform& inform) {
   inform.matrix_dup = s.matrix_dup;
@@ -42,16 +80,31 @@ void copy_analysis_statistics(const Symbolic& s, Inform& inform) {
   inform.memory_host = s.memory_host;
 }
 
+void set_analysis_flag(const Symbolic& s, Inform& inform) {
+  InputCheck check;
+  check.nnz_in = s.nnz_in;
+  check.nnz = s.nnz;
+  check.dup = s.matrix_dup;
+  check.outrange = s.matrix_outrange;
+  check.missing_diag = s.matrix_missing_diag;
+  check.upper = s.matrix_upper;
+  inform.flag = input_warning(check, inform.message);
+  if (s.structurally_singular) {  // SPRAL's analyse warning 6 (matching ordering); input warnings stay in the message
+    inform.flag = flag::structurally_singular;
+    inform.message = "structurally singular: matching of cardinality " + std::to_string(s.matched) + " < n = " +
+                     std::to_string(s.n) + (inform.message.empty() ? "" : "; " + inform.message);
+  }
+}
+
 std::uint64_t pattern_hash(const CscView& a, const Options& options, const index_t* order) {
   Fnv f;
   f.add(static_cast<std::uint64_t>(a.n));
-  f.add(static_cast<std::uint64_t>(options.ordering == Ordering::user ? 1000 : static_cast<int>(options.ordering)));
-  const AmalgamationRule rule = amalgamation_rule(options);  // as analyse uses it
-  f.add(static_cast<std::uint64_t>(rule.nemin));
+  const AnalysisShape shape = analysis_shape(options);
+  f.add(static_cast<std::uint64_t>(shape.ordering));
+  f.add(static_cast<std::uint64_t>(shape.nemin));
   {
-    const double z = rule.max_zero_fraction;
     std::uint64_t bits = 0;
-    std::memcpy(&bits, &z, sizeof bits);
+    std::memcpy(&bits, &shape.amalgamation_zeros, sizeof bits);
     f.add(bits);
   }
   if (a.n <= 0 || !a.ptr) return f.h;
@@ -65,24 +118,139 @@ std::uint64_t pattern_hash(const CscView& a, const Options& options, const index
   return f.h;
 }
 
+bool same_input(const Symbolic& s, const CscView& a, const Options& options, const index_t* order) {
+  if (!(s.shape == analysis_shape(options)) || s.n != a.n) return false;
+  const index_t n = a.n;
+  if (n == 0) return true;
+  const offset_t nnz = a.ptr[n] - a.ptr[0];
+  if (nnz != s.nnz_in) return false;
+  if (options.ordering == Ordering::user) {
+    if (!order || s.user_order.size() != static_cast<size_t>(n)) return false;
+    for (index_t i = 0; i < n; ++i)
+      if (order[i] - a.base != s.user_order[i]) return false;
+  }
+  // the column of every source position, and which positions the amap covers
+  const offset_t p0 = a.ptr[0];
+  Vector<index_t> col(static_cast<size_t>(nnz));
+  for (index_t j = 0; j < n; ++j)
+    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) col[k] = j;
+  Vector<char> covered(static_cast<size_t>(nnz), 0);
+  offset_t upper = 0, outrange = 0;
+  for (index_t v = 0; v < s.nsup; ++v) {
+    const index_t* rows = s.rlist.data() + s.rptr[v];
+    for (offset_t e = s.amap_ptr[v]; e < s.amap_ptr[v + 1]; ++e) {
+      const AEntry& m = s.amap[e];
+      if (m.src < 0 || m.src >= nnz || covered[m.src]) return false;
+      covered[m.src] = 1;
+      const index_t i = a.row[m.src] - a.base, j = col[m.src];
+      const index_t r = s.perm[rows[m.lrow]], c = s.perm[s.sptr[v] + m.lcol];
+      if (!((i == r && j == c) || (i == c && j == r))) return false;
+      upper += i < j;
+    }
+  }
+  for (offset_t k = 0; k < nnz; ++k) {
+    if (covered[k]) continue;
+    const index_t i = a.row[k] - a.base;
+    if (i >= 0 && i < n) return false;
+    ++outrange;
+  }
+  return upper == s.matrix_upper && outrange == s.matrix_outrange;
+}
+
+namespace {
+
+/// The previous analysis with the new values' matching scaling (everything else is decided by the pattern
+/// and the pairs, which are the previous ones or are not used).
+std::shared_ptr<const Symbolic> with_new_scaling(const Symbolic& s, MatchingPairs& mp) {
+  auto sym = std::allocate_shared<Symbolic>(Allocator<Symbolic>(), s);
+  sym->matching_scale = std::move(mp.scale);
+  sym->structurally_singular = mp.structurally_singular;
+  sym->matched = mp.matched;
+  return sym;
+}
+
+/// MatchingReuse::keep_compatible: the previous order still offers what the new pairs need.
+bool compatible(const Symbolic& s, const MatchingChoice& mc, const MatchingPairs& mp) {
+  if (!mc.compressed) return mc.compressed_flops > kClearMargin * mc.plain_flops;
+  Vector<index_t> node(static_cast<size_t>(s.n));
+  for (index_t v = 0; v < s.nsup; ++v)
+    for (index_t c = s.sptr[v]; c < s.sptr[v + 1]; ++c) node[c] = v;
+  for (index_t i = 0; i < s.n; ++i) {
+    const index_t j = mp.partner[i];
+    if (j != -1 && node[s.invp[i]] != node[s.invp[j]]) return false;
+  }
+  return true;
+}
+
+Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
+                                const index_t* order, ReuseKind* kind) {
+  const Symbolic& s = previous.symbolic();
+  if (options.ordering != Ordering::matching) {
+    if (kind) *kind = ReuseKind::whole;
+    set_analysis_flag(s, inform);
+    copy_analysis_statistics(s, inform);
+    return previous;
+  }
+  MatchingPairs mp = matching_pairs(a);
+  const MatchingChoice& mc = *s.matching_choice;
+  if (mp.partner == mc.candidate_partner ||
+      (matching_reuse() == MatchingReuse::keep_compatible && compatible(s, mc, mp))) {
+    if (kind) *kind = mp.partner == mc.candidate_partner ? ReuseKind::same_pairs : ReuseKind::kept_order;
+    std::shared_ptr<const Symbolic> sym = with_new_scaling(s, mp);
+    set_analysis_flag(*sym, inform);
+    copy_analysis_statistics(*sym, inform);
+    return Analysis(std::move(sym));
+  }
+  if (kind) *kind = ReuseKind::plain_candidate;
+  OrderingHint hint;
+  hint.pairs = &mp;
+  hint.previous = &mc;
+  return analyse_profiled(a, options, inform, order, nullptr, &hint);
+}
+
+}  // namespace
+
+Analysis reanalyse_kind(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
+                        const index_t* order, ReuseKind* kind) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (kind) *kind = ReuseKind::none;
+  if (previous.empty()) return analyse(a, options, inform, order);
+  inform.flag = flag::success;
+  inform.message.clear();
+  try {
+    check_arguments(a);
+  } catch (const Error&) {
+    return analyse(a, options, inform, order);  // which reports it
+  }
+  bool same = false;
+  try {
+    same = same_input(previous.symbolic(), a, options, order);
+  } catch (const std::bad_alloc&) {
+    inform.flag = flag::allocation;
+    inform.message = "reanalyse: host allocation failed";
+    throw Error(flag::allocation, inform.message);
+  }
+  if (!same) return analyse(a, options, inform, order);
+  try {
+    Analysis an = reanalyse_same_pattern(previous, a, options, inform, order, kind);
+    inform.time_analyse = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return an;
+  } catch (const Error& e) {
+    inform.flag = e.code();
+    inform.message = e.what();
+    throw;
+  } catch (const std::bad_alloc&) {
+    inform.flag = flag::allocation;
+    inform.message = "reanalyse: host allocation failed";
+    throw Error(flag::allocation, inform.message);
+  }
+}
+
 }  // namespace detail
 
 Analysis reanalyse(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
                    const index_t* order) {
-  const auto t0 = std::chrono::steady_clock::now();
-  // the matching ordering depends on the values: always redone
-  if (!previous.empty() && options.ordering != Ordering::matching) {
-    const detail::Symbolic& s = previous.symbolic();
-    if (s.pattern_hash != 0 && s.n == a.n && s.nnz_in == (a.n > 0 && a.ptr ? a.ptr[a.n] - a.ptr[0] : 0) &&
-        detail::pattern_hash(a, options, order) == s.pattern_hash) {
-      inform.flag = flag::success;
-      inform.message.clear();
-      copy_analysis_statistics(s, inform);
-      inform.time_analyse = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      return previous;
-    }
-  }
-  return analyse(a, options, inform, order);
+  return detail::reanalyse_kind(previous, a, options, inform, order, nullptr);
 }
 
 }  // namespace ssids

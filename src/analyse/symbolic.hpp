@@ -41,6 +41,26 @@ struct AEntry {
   index_t lcol;   ///< local column (0 <= lcol < ncol)
 };
 
+/// Ordering::matching: what the values decided, kept so that an analysis of the same pattern with new values
+/// (reanalyse, the C interface's cache) can tell whether it would decide the same (see reanalyse.cpp).
+struct MatchingChoice {
+  Vector<index_t> candidate_partner;  ///< n: the pairs of the compressed candidate (-1: none)
+  bool compressed = false;            ///< the compressed candidate was chosen
+  Vector<index_t> plain_perm;         ///< the plain candidate's order (pattern only), postordered
+  double plain_nnz = 0.0, plain_flops = 0.0;            ///< its predictions
+  double compressed_nnz = 0.0, compressed_flops = 0.0;  ///< the compressed candidate's (0: no pairs)
+};
+
+/// The options that shape an analysis besides the pattern (reanalyse compares them exactly).
+struct AnalysisShape {
+  int ordering = -1;
+  int nemin = 0;
+  double amalgamation_zeros = 0.0;
+  bool operator==(const AnalysisShape& o) const {
+    return ordering == o.ordering && nemin == o.nemin && amalgamation_zeros == o.amalgamation_zeros;
+  }
+};
+
 struct Symbolic {
   index_t n = 0;
   offset_t nnz_in = 0;          ///< entries in the caller's arrays: ptr[n] - ptr[0]
@@ -91,6 +111,11 @@ struct Symbolic {
   /// Ordering::matching only: the symmetrized matching scaling by original variable (size n), used by
   /// factor() with Scaling::from_ordering; empty for every other ordering.
   Vector<double> matching_scale;
+  index_t matched = 0;  ///< Ordering::matching only: cardinality of the matching
+
+  AnalysisShape shape;                 ///< what shaped the analysis besides the pattern
+  Vector<index_t> user_order;          ///< Ordering::user: the caller's order, 0-based positions
+  std::shared_ptr<const MatchingChoice> matching_choice;  ///< Ordering::matching only
 
   index_t ncol(index_t s) const { return sptr[s + 1] - sptr[s]; }
   index_t nrow(index_t s) const { return static_cast<index_t>(rptr[s + 1] - rptr[s]); }

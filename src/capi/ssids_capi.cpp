@@ -19,6 +19,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "analyse/analysis_cache.hpp"
 #include "factor/numeric.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
@@ -183,7 +184,8 @@ void analyse_view(const ssids::CscView& view, int* order, void** akeep, const sp
     h = reinterpret_cast<AHandle*>(reinterpret_cast<char*>(old) - offsetof(AHandle, keep));
   }
   ssids::Inform inf;
-  ssids::Analysis an = ssids::analyse(view, opt, inf, o.ordering == 0 ? order : nullptr);
+  // through the cache of recent analyses: a caller that frees and analyses the same pattern again (IPOPT) reuses it
+  ssids::Analysis an = ssids::detail::analyse_cached(view, opt, inf, o.ordering == 0 ? order : nullptr);
   if (coord && extra_outrange > 0) {
     inf.matrix_outrange += extra_outrange;
     if (inf.flag >= 0 && inf.flag <= flag::missing_diagonal_and_other)

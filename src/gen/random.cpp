@@ -127,6 +127,52 @@ SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::u
   detail::throw_host_allocation_failed("generate_kkt_qp");
 }
 
+// Iteration `iter` of an interior-point-like sequence on the QP of generate_kkt_qp(nvar, ncon, 0, seed):
+// [H + Sigma_t, A^T; A, 0] with the (2,2) diagonal stored as explicit zeros, so that every iteration has the
+// same pattern (an interior-point code passes the structure of its regularization -delta_c I even when
+// delta_c = 0). Sigma_t = diag(z_i / x_i) models the barrier terms of the bounds x_i >= 0: the barrier
+// parameter is mu_t = max(1e-9, 0.2^t) (IPOPT's monotone update with kappa_mu = 0.2); half of the variables
+// have a bound (seeded draw), 40% of those are active at the solution, where z_i / x_i = c_i / mu_t grows to
+// ~1e9, the others inactive, where it shrinks as c_i mu_t; c_i in [0.5, 2). H + Sigma_t stays SPD and A keeps
+// full row rank, so the inertia is (nvar, ncon, 0) at every iteration. The draws for the barrier terms come
+// after H and A's from the same stream, so iteration t of a sequence is deterministic by itself.
+SymmetricMatrix generate_kkt_ipm(index_t nvar, index_t ncon, index_t iter, std::uint64_t seed) try {
+  if (iter < 0) throw Error(flag::bad_input, "kkt-ipm: ITER = " + std::to_string(iter) + " must be >= 0");
+  SymmetricMatrix a = generate_kkt_qp(nvar, ncon, 0.0, seed);
+  // the barrier terms: a separate stream, seeded from the matrix seed, drawn in variable order
+  gen::Rng rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  double mu = 1.0;
+  for (index_t t = 0; t < iter && mu > 1e-9; ++t) mu *= 0.2;
+  mu = std::max(mu, 1e-9);
+  Vector<double> sigma(static_cast<std::size_t>(nvar), 0.0);
+  for (index_t j = 0; j < nvar; ++j) {
+    const bool bounded = rng.below(2) == 0;
+    const bool active = rng.uniform01() < 0.4;
+    const double c = rng.uniform(0.5, 2.0);
+    if (bounded) sigma[j] = active ? c / mu : c * mu;
+  }
+  SymmetricMatrix out;
+  out.n = a.n;
+  out.ptr.resize(a.ptr.size());
+  out.row.reserve(a.row.size() + static_cast<std::size_t>(ncon));
+  out.val.reserve(a.row.size() + static_cast<std::size_t>(ncon));
+  out.ptr[0] = 0;
+  for (index_t j = 0; j < a.n; ++j) {
+    for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) {
+      out.row.push_back(a.row[k]);
+      out.val.push_back(a.row[k] == j ? a.val[k] + sigma[j] : a.val[k]);  // H's diagonal comes first
+    }
+    if (j >= nvar) {  // the (2,2) block: structure only
+      out.row.push_back(j);
+      out.val.push_back(0.0);
+    }
+    out.ptr[j + 1] = static_cast<offset_t>(out.row.size());
+  }
+  return out;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("generate_kkt_ipm");
+}
+
 // Dense band of half-bandwidth k (clamped to n-1): every a_ij with |i - j| <= k is stored, off-diagonals
 // U[-1, 1) drawn row by row in column order, then a_ii = dominance * sum_{j != i} |a_ij|.
 // The arrays are allocated at their exact final size, n (2k+1) - k (k+1) entries, so n = 2e5, k = 200
