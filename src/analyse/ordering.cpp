@@ -112,13 +112,9 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
   auto nd = [](const Graph& cg, const index_t* vwgt) { return nested_dissection_order(cg, vwgt); };
   MatchingOrder m;
   PlainCandidate known;
-  if (hint && hint->previous) {
-    known.perm = hint->previous->plain_perm;
-    known.nnz = hint->previous->plain_nnz;
-    known.flops = hint->previous->plain_flops;
-  }
+  if (hint && hint->previous) known.perm = hint->previous->plain_perm;
   in_task_team(analyse_threads(options.num_threads), [&] {
-    MatchingPairs mp = hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(a, profile);
+    MatchingPairs mp = hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(g, a, profile);
     m = order_with_pairs(g, std::move(mp), +nd, 0.2, amalgamation_rule(options), profile,
                          known.perm.empty() ? nullptr : &known);
   });
@@ -126,10 +122,8 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
   choice->candidate_partner = std::move(m.candidate_partner);
   choice->compressed = m.compressed;
   choice->plain_perm = std::move(m.plain.perm);
-  choice->plain_nnz = m.plain.nnz;
-  choice->plain_flops = m.plain.flops;
-  choice->compressed_nnz = m.predicted_nnz_compressed;
-  choice->compressed_flops = m.predicted_flops_compressed;
+  choice->plain_flops = m.delayed_plain.flops;
+  choice->compressed_flops = m.delayed_compressed.flops;
   r.matching_choice = std::move(choice);
   r.perm = std::move(m.perm);
   r.parent = std::move(m.parent);

@@ -19,20 +19,23 @@
 //    velocity or edge unknowns) every multiplier partner is dragged into the separator with them: predicted
 //    flops x1.9 on stokes64, x1.3 tuma2, x1.25 Lshape_matrices3, x3.2 ncvxqp1 (nnz(L) +12% to +43%). So the
 //    uncompressed graph is ordered as well and both orders are predicted (column counts of the elimination
-//    tree, supernodes amalgamated as analyse does with the default nemin): the compressed order is kept
-//    unless its flops or nnz(L) exceed the plain order's by more than compressed_slack (20%). Otherwise the
-//    plain order is returned (no pairs, `compressed` false) with the matching scaling; its zero pivots are
-//    left to threshold pivoting, mostly as short delays, the cheaper price there: ncvxqp1 factorizes in 1.3e9
-//    flops with 6850 delays, against 2.8e9 flops with 79 delays compressed.
+//    tree, supernodes amalgamated as analyse does), each with the delayed pivots its needy variables are
+//    predicted to cause (delays.hpp): the plain order leaves them to threshold pivoting, which costs little on
+//    ncvxqp1 (1.3e9 flops with 6500 delays against 2.8e9 flops compressed) and a lot on the kkt-qp problems
+//    (4.9e8 flops with 11 000 delays against 3.7e8 compressed). The compressed order is kept unless its
+//    predicted flops or nnz(L) exceed the plain order's by more than compressed_slack (20%). Otherwise the
+//    plain order is returned (no pairs, `compressed` false) with the matching scaling.
+//    The two candidates are independent: they are ordered and predicted as two tasks.
 //
 // Structurally singular: unmatched variables are singletons; open chains are split like cycles.
-// Cost: the matching, two METIS calls (one on the compressed graph, skipped when there are no pairs), two
-// symbolic predictions O(nnz alpha(n)).
+// Cost: the matching, two METIS calls side by side (one on the compressed graph, skipped when there are no
+// pairs), two symbolic predictions O(nnz alpha(n)) with their delay predictions O(nnz).
 // Conventions: 0-based inside; perm[k] = variable at pivot position k.
 #include "analyse/ordering_matching.hpp"
 
 #include <cmath>
 
+#include "analyse/delays.hpp"
 #include "analyse/etree.hpp"
 #include "analyse/profile.hpp"
 #include "analyse/supernodes.hpp"
@@ -58,9 +61,10 @@ constexpr long kCover = 4;
 struct Candidate {
   Vector<index_t> perm, parent, colcount;
   double nnz = 0.0, flops = 0.0;
+  DelayPrediction delayed;  ///< the same with the delays its needy variables are predicted to cause
 };
 
-Candidate predict(const Graph& g, Vector<index_t> perm, const AmalgamationRule& rule) {
+Candidate predict(const Graph& g, Vector<index_t> perm, const AmalgamationRule& rule, const MatchingPairs& mp) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
   Vector<index_t> invp(un);
@@ -87,6 +91,7 @@ Candidate predict(const Graph& g, Vector<index_t> perm, const AmalgamationRule& 
     c.nnz += nc * nr - nc * (nc - 1) / 2;
     for (double m = nr - nc; m < nr; m += 1.0) c.flops += m * m + 2 * m;
   }
+  c.delayed = predict_delays(g, c.perm, part, c.colcount, mp.needy, mp.weight, mp.diag);
   return c;
 }
 
@@ -204,7 +209,7 @@ Vector<index_t> compressed_order(const Graph& g, const Vector<index_t>& partner,
 
 }  // namespace
 
-MatchingPairs matching_pairs(const CscView& a, AnalyseProfile* profile) {
+MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* profile) {
   const index_t n = a.n;
   const size_t un = static_cast<size_t>(n);
   PhaseTimer timer(profile);
@@ -217,11 +222,22 @@ MatchingPairs matching_pairs(const CscView& a, AnalyseProfile* profile) {
   timer.lap("matching");
   out.matched = info.matched;
   out.structurally_singular = info.structurally_singular;
-  Vector<char> needy(un, 1);  // missing diagonal entries are zero
+  out.needy.assign(un, 1);  // missing diagonal entries are zero
   for (index_t j = 0; j < n; ++j)
     for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k)
-      if (f.row[k] == j) needy[j] = std::fabs(f.val[k]) * out.scale[j] * out.scale[j] < kSmallDiagonal;
-  out.pairs = split_matching(m, needy, out.partner);
+      if (f.row[k] == j) out.needy[j] = std::fabs(f.val[k]) * out.scale[j] * out.scale[j] < kSmallDiagonal;
+  out.pairs = split_matching(m, out.needy, out.partner);
+  // scaled magnitudes along g's adjacency, for the delay predictions: column v of f scattered by row
+  out.weight.assign(static_cast<size_t>(g.num_edges()), 0.0f);
+  out.diag.assign(un, 0.0f);
+  Vector<float> col(un, 0.0f);
+  for (index_t v = 0; v < n; ++v) {
+    for (offset_t k = f.ptr[v]; k < f.ptr[v + 1]; ++k)
+      col[f.row[k]] = static_cast<float>(std::fabs(f.val[k]) * out.scale[f.row[k]] * out.scale[v]);
+    out.diag[v] = col[v];
+    for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) out.weight[e] = col[g.adj[e]];
+    for (offset_t k = f.ptr[v]; k < f.ptr[v + 1]; ++k) col[f.row[k]] = 0.0f;
+  }
   timer.lap("pairs");
   return out;
 }
@@ -243,11 +259,11 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp,
     PhaseTimer t(prof);
     Candidate c;
     if (plain) {
-      c = predict(g, plain->perm, rule);
+      c = predict(g, plain->perm, rule, mp);
     } else {
       Vector<index_t> perm = order_compressed(g, nullptr);
       t.lap("METIS plain");
-      c = predict(g, std::move(perm), rule);
+      c = predict(g, std::move(perm), rule, mp);
     }
     t.lap("predictions");
     return c;
@@ -263,7 +279,7 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp,
         [&] {
           Vector<index_t> perm = compressed_order(g, mp.partner, order_compressed, timed ? &prof_c : nullptr);
           PhaseTimer t(timed ? &prof_c : nullptr);
-          cc = predict(g, std::move(perm), rule);
+          cc = predict(g, std::move(perm), rule, mp);
           t.lap("predictions");
         },
         [&] { cp = plain_candidate(timed ? &prof_p : nullptr); });
@@ -274,13 +290,16 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp,
     }
     out.predicted_flops_compressed = cc.flops;
     out.predicted_nnz_compressed = cc.nnz;
-    out.compressed = cc.flops <= (1.0 + compressed_slack) * cp.flops && cc.nnz <= (1.0 + compressed_slack) * cp.nnz;
+    out.delayed_compressed = cc.delayed;
+    // compared with the delays each is predicted to cause: the plain order leaves the needy variables to
+    // threshold pivoting, the compressed one pairs them
+    const DelayPrediction &dc = cc.delayed, &dp = cp.delayed;
+    out.compressed = dc.flops <= (1.0 + compressed_slack) * dp.flops && dc.nnz <= (1.0 + compressed_slack) * dp.nnz;
   }
   out.predicted_flops_plain = cp.flops;
   out.predicted_nnz_plain = cp.nnz;
+  out.delayed_plain = cp.delayed;
   out.plain.perm = cp.perm;
-  out.plain.nnz = cp.nnz;
-  out.plain.flops = cp.flops;
   Candidate& chosen = out.compressed ? cc : cp;
   out.perm = std::move(chosen.perm);
   out.parent = std::move(chosen.parent);
@@ -297,7 +316,7 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp,
 MatchingOrder matching_order(const Graph& g, const CscView& a,
                              Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
                              double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile) {
-  return order_with_pairs(g, matching_pairs(a, profile), order_compressed, compressed_slack, rule, profile);
+  return order_with_pairs(g, matching_pairs(g, a, profile), order_compressed, compressed_slack, rule, profile);
 }
 
 }  // namespace detail

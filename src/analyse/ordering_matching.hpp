@@ -4,6 +4,7 @@
 // analyse). Output: perm[k] = variable at pivot position k, with the two variables of every 2x2 candidate
 // pair consecutive, and the symmetrized matching scaling (Scaling::from_ordering).
 #pragma once
+#include "analyse/delays.hpp"
 #include "analyse/pattern.hpp"
 #include "analyse/supernodes.hpp"
 
@@ -14,6 +15,9 @@ namespace detail {
 struct MatchingPairs {
   Vector<double> scale;     ///< n, symmetrized MC64 scaling (see scaling/scaling.hpp)
   Vector<index_t> partner;  ///< n: the other variable of i's pair, or -1
+  Vector<char> needy;       ///< n: scaled |a_ii| below 0.01 (no 1x1 pivot as it comes)
+  Vector<float> weight;     ///< along g.adj: scaled |a_vu| (delay predictions, delays.hpp)
+  Vector<float> diag;       ///< n: scaled |a_vv|
   index_t pairs = 0;        ///< number of pairs
   index_t matched = 0;      ///< cardinality of the matching
   bool structurally_singular = false;
@@ -23,7 +27,6 @@ struct MatchingPairs {
 /// predictions. It depends on the pattern only, so a later analysis of the same pattern can take it as it is.
 struct PlainCandidate {
   Vector<index_t> perm;
-  double nnz = 0.0, flops = 0.0;
 };
 
 struct MatchingOrder {
@@ -42,6 +45,8 @@ struct MatchingOrder {
   /// were no pairs.
   double predicted_flops_compressed = 0.0, predicted_flops_plain = 0.0;
   double predicted_nnz_compressed = 0.0, predicted_nnz_plain = 0.0;
+  /// The same with the delays each candidate is predicted to cause (delays.hpp): the choice compares these.
+  DelayPrediction delayed_compressed, delayed_plain;
   /// perm is postordered, parent its elimination tree and colcount the column counts of L (analyse takes
   /// them as they are).
   Vector<index_t> parent, colcount;
@@ -52,7 +57,8 @@ struct AnalyseProfile;
 
 /// Step 1 (see matching_order). Throws Error(missing_values) when a has entries but a.val is null,
 /// Error(nan_inf) for NaN/Inf values.
-MatchingPairs matching_pairs(const CscView& a, AnalyseProfile* profile = nullptr);
+/// g: the graph of a (clean_pattern), along whose adjacency the scaled magnitudes are given.
+MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* profile = nullptr);
 
 /// Steps 2 and 3 for the pairs of step 1. With `plain` (the plain candidate of an earlier analysis of the same
 /// pattern), g is not ordered again: the result equals the one computed without it.

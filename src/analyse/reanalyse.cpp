@@ -191,7 +191,10 @@ Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, cons
     copy_analysis_statistics(s, inform);
     return previous;
   }
-  MatchingPairs mp = matching_pairs(a);
+  // the graph as analyse builds it (the same adjacency order), for the pairs' delay predictions
+  InputCheck check;
+  const Graph g = clean_pattern(a, check);
+  MatchingPairs mp = matching_pairs(g, a);
   const MatchingChoice& mc = *s.matching_choice;
   if (mp.partner == mc.candidate_partner ||
       (matching_reuse() == MatchingReuse::keep_compatible && compatible(s, mc, mp))) {

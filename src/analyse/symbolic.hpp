@@ -47,8 +47,8 @@ struct MatchingChoice {
   Vector<index_t> candidate_partner;  ///< n: the pairs of the compressed candidate (-1: none)
   bool compressed = false;            ///< the compressed candidate was chosen
   Vector<index_t> plain_perm;         ///< the plain candidate's order (pattern only), postordered
-  double plain_nnz = 0.0, plain_flops = 0.0;            ///< its predictions
-  double compressed_nnz = 0.0, compressed_flops = 0.0;  ///< the compressed candidate's (0: no pairs)
+  /// predicted flops with delays (delays.hpp) of the plain and the compressed candidate (0: no pairs)
+  double plain_flops = 0.0, compressed_flops = 0.0;
 };
 
 /// The options that shape an analysis besides the pattern (reanalyse compares them exactly).
