@@ -161,7 +161,7 @@ struct Config {
   std::vector<std::string> specs;
   std::vector<std::string> ipm;  // NVAR:NCON:ITERS[:SEED]
   bool cpu = false;              // use_gpu = false for both libraries in --ipm
-  bool keep = false;             // MatchingReuse::keep_compatible
+  bool exact = false;            // MatchingReuse::exact (default: the library's, keep_compatible)
   bool no_cache = false;         // our C interface's cache of analyses off
 };
 
@@ -376,7 +376,7 @@ bool run_ipm(const Config& cfg, Spral* spral, const std::string& spec) {
   std::printf("\n# --ipm %s: n = %d, %d iterations, ordering 2 + scaling 3 through spral_ssids_analyse_ptr32 / "
               "factor_ptr32 / solve1, handles freed before every analyse; medians of %d rounds; cache %s, reuse %s\n",
               spec.c_str(), nvar + ncon, iters, cfg.repeat, cfg.no_cache ? "off" : "on",
-              cfg.keep ? "keep_compatible" : "exact");
+              ssids::detail::matching_reuse() == ssids::detail::MatchingReuse::exact ? "exact" : "keep_compatible");
   std::printf("%4s | %8s %8s %8s %6s %5s %6s | %8s %8s %8s %6s %6s\n", "iter", "analyse", "factor", "solve", "delays",
               "neg", "reuse", "SPRAL an", "factor", "solve", "delays", "neg");
   double tot_ours = 0, tot_spral = 0, an_ours = 0, an_spral = 0;
@@ -414,7 +414,7 @@ void usage() {
   std::fprintf(stderr,
                "usage: bench_analyse [--threads T] [--repeat R] [--ordering metis|matching|both] [--spral PATH]\n"
                "                     [--check-threads T1,T2,...] [--ipm NVAR:NCON:ITERS[:SEED]]... [--cpu]\n"
-               "                     [--keep-compatible] [--no-cache] [SPEC...]\n"
+               "                     [--exact-reuse] [--no-cache] [SPEC...]\n"
                "SPEC: a Matrix Market file or gen:KIND:ARGS; --spral (or SSIDS_BENCH_SPRAL): SPRAL's libspral.so\n");
 }
 
@@ -454,8 +454,8 @@ int main(int argc, char** argv) {
       cfg.ipm.push_back(value());
     } else if (arg == "--cpu") {
       cfg.cpu = true;
-    } else if (arg == "--keep-compatible") {
-      cfg.keep = true;
+    } else if (arg == "--exact-reuse") {
+      cfg.exact = true;
     } else if (arg == "--no-cache") {
       cfg.no_cache = true;
     } else if (arg == "--help" || arg == "-h") {
@@ -472,7 +472,7 @@ int main(int argc, char** argv) {
     usage();
     return 2;
   }
-  if (cfg.keep) ssids::detail::set_matching_reuse(ssids::detail::MatchingReuse::keep_compatible);
+  if (cfg.exact) ssids::detail::set_matching_reuse(ssids::detail::MatchingReuse::exact);
   if (cfg.no_cache) ssids::detail::set_analysis_cache_limits(0, 0);
   if (cfg.threads > 0) omp_set_num_threads(cfg.threads);
   const int threads = omp_get_max_threads();

@@ -44,8 +44,10 @@ bool same_input(const Analysis& an, const SymmetricMatrix& m, const Options& o, 
   return detail::same_input(an.symbolic(), m.view(), o, order);
 }
 
-struct PolicyGuard {  // restores the process-wide policy
-  ~PolicyGuard() { detail::set_matching_reuse(detail::MatchingReuse::exact); }
+struct PolicyGuard {  // sets the process-wide policy for one test case, and restores it
+  detail::MatchingReuse saved = detail::matching_reuse();
+  explicit PolicyGuard(detail::MatchingReuse p) { detail::set_matching_reuse(p); }
+  ~PolicyGuard() { detail::set_matching_reuse(saved); }
 };
 
 }  // namespace
@@ -120,6 +122,7 @@ TEST_CASE("reanalyse: METIS - AMD - natural and user orders reuse the whole anal
 }
 
 TEST_CASE("reanalyse: the matching ordering along an interior-point sequence equals fresh analyses bitwise") {
+  PolicyGuard guard(detail::MatchingReuse::exact);
   const index_t nvar = 2500, ncon = 1500;
   Options o;
   o.ordering = Ordering::matching;
@@ -145,8 +148,8 @@ TEST_CASE("reanalyse: the matching ordering along an interior-point sequence equ
 }
 
 TEST_CASE("reanalyse: keep_compatible keeps the order when it can - exact inertia and small backward error") {
-  PolicyGuard guard;
-  detail::set_matching_reuse(detail::MatchingReuse::keep_compatible);
+  PolicyGuard guard(detail::MatchingReuse::keep_compatible);
+  int kept = 0;
   const index_t nvar = 2500, ncon = 1500;
   Options o;
   o.ordering = Ordering::matching;
@@ -158,6 +161,7 @@ TEST_CASE("reanalyse: keep_compatible keeps the order when it can - exact inerti
     ReuseKind kind = ReuseKind::none;
     prev = detail::reanalyse_kind(prev, a.view(), o, ri, nullptr, &kind);
     if (t > 0) CHECK(kind != ReuseKind::none);
+    kept += kind == ReuseKind::kept_order;
     const auto r = ssids_test::run_pipeline(a, o, Mode::indefinite, 2);  // fresh, for reference
     Inform fi;
     const Factors f = factor(prev, a.val.data(), Mode::indefinite, o, fi);
@@ -169,6 +173,7 @@ TEST_CASE("reanalyse: keep_compatible keeps the order when it can - exact inerti
     CHECK(scaled_backward_error(a, x.data(), b.data(), 1, a.n) < 1e-10);
     CHECK(r.inform.num_neg == ncon);
   }
+  CHECK(kept > 0);
 }
 
 TEST_CASE("reanalyse: the matching ordering needs the values and rejects NaN even for a known pattern") {
@@ -188,6 +193,7 @@ TEST_CASE("reanalyse: the matching ordering needs the values and rejects NaN eve
 }
 
 TEST_CASE("analysis cache: an IPOPT-like caller that frees its handles gets the reuse and the same answers") {
+  PolicyGuard guard(detail::MatchingReuse::exact);  // same answers; keep_compatible is tested above
   const index_t nvar = 2000, ncon = 1200;
   spral_ssids_options o;
   spral_ssids_default_options(&o);

@@ -3,10 +3,10 @@
 // An interior-point code analyses before every factorization, and one that frees its analysis and analyses
 // again each time (IPOPT through spral_ssids_analyse_ptr32) gives ssids::reanalyse no previous analysis to
 // start from. The C interface's analyse therefore looks for a recent analysis of the same input here and
-// re-analyses from it (reanalyse.hpp): METIS, AMD, natural and user orders are taken as they are; the matching
-// ordering computes the matching and scaling for the new values and reuses the rest while its pairs allow it.
-// The result is exactly what a fresh analysis gives (the cache changes times, never answers), unless a program
-// chose MatchingReuse::keep_compatible for the whole process.
+// re-analyses from it (reanalyse.hpp): METIS, AMD, natural and user orders are taken as they are (exactly what a
+// fresh analysis gives); the matching ordering computes the matching and scaling for the new values and keeps
+// the previous order while it is predicted to stay good for them (MatchingReuse, keep_compatible by default;
+// SSIDS_MATCHING_REUSE=exact makes every result what a fresh analysis gives).
 //
 // Bounds: the cache keeps the most recently used analyses, at most 4 and at most 512 MiB of analysis data in
 // all (host bytes of the analyses' arrays); the environment variable SSIDS_ANALYSIS_CACHE=ENTRIES[:MIB], read

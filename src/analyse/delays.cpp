@@ -31,21 +31,24 @@ DelayPrediction predict_delays(const Graph& g, const Vector<index_t>& perm, cons
   Vector<index_t> moving;
   // can v be eliminated in front s, after the eliminated columns and (k >= 0: v is the own column at position
   // k) the own columns before it, or in a 2x2 pivot with a variable still fully summed in s?
+  // can v be eliminated in front s after the eliminated columns and (k >= 0: v is the own column at position
+  // k) the non-needy own columns before it, or in a 2x2 pivot with a variable fully summed in s: a later own
+  // column, a delayed one, or a needy own column before it (which waited for a partner)?
   auto pivotable = [&](index_t v, index_t s, index_t k) {
     double update = 0.0, later = 0.0;
     for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) {
       const index_t u = g.adj[e];
       const double w = weight[e];
-      if (gone[u] || (k >= 0 && in_front[u] == s && pos[u] < k)) {
-        if (!needy[u]) update += w * w / std::max(static_cast<double>(diag[u]), kTiny);
-      } else {
+      if (gone[u] || (k >= 0 && in_front[u] == s && pos[u] < k && !needy[u]))
+        update += needy[u] ? 0.0 : w * w / std::max(static_cast<double>(diag[u]), kTiny);
+      else
         later = std::max(later, w);
-      }
     }
     if (later == 0.0 || update >= kThreshold * later) return true;
     for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) {
       const index_t u = g.adj[e];
-      if (!gone[u] && in_front[u] == s && (k < 0 || pos[u] > k) && weight[e] >= kPairFraction * later) return true;
+      if (!gone[u] && in_front[u] == s && (k < 0 || pos[u] > k || needy[u]) && weight[e] >= kPairFraction * later)
+        return true;
     }
     return false;
   };

@@ -12,17 +12,21 @@
 // fresh analysis would make the same choice and the same order, so the result is the previous analysis with the
 // new scaling. With other pairs only the compressed candidate is ordered again: the plain candidate depends on
 // the pattern alone and is taken from the previous analysis. Both give exactly what analyse gives.
-// Optionally (MatchingReuse::keep_compatible, measured in bench/NOTES.md) the previous order is also kept when
-// the new pairs would not change what it offers: the plain order was chosen by a clear margin, or every new pair
-// lies inside one supernode of the previous tree (its 2x2 pivot is there).
+// By default (MatchingReuse::keep_compatible, chosen by measurement on interior-point sequences, bench/NOTES.md)
+// the previous analysis is also kept with other pairs while it stays good for the new values: with the delays
+// they are predicted to cause in it (delays.hpp) it costs at most 5% more flops than it was predicted to cost
+// when it was chosen. Then the result depends on the analysis it started from, not only on the input; the
+// environment variable SSIDS_MATCHING_REUSE=exact (or set_matching_reuse) keeps to exact reuse.
 #include "analyse/reanalyse.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
+#include "analyse/delays.hpp"
 #include "analyse/ordering.hpp"
 #include "analyse/ordering_matching.hpp"
 #include "analyse/pattern.hpp"
@@ -47,14 +51,21 @@ struct Fnv {
   }
 };
 
-std::atomic<int> reuse_policy{static_cast<int>(MatchingReuse::exact)};
+/// The process-wide policy: SSIDS_MATCHING_REUSE=exact|keep (read once), else keep_compatible.
+std::atomic<int>& reuse_policy() {
+  static std::atomic<int> policy{[] {
+    const char* e = std::getenv("SSIDS_MATCHING_REUSE");
+    return static_cast<int>(e && std::strcmp(e, "exact") == 0 ? MatchingReuse::exact : MatchingReuse::keep_compatible);
+  }()};
+  return policy;
+}
 
-/// The compressed candidate lost to the plain one by more than this: other pairs keep the plain order.
-constexpr double kClearMargin = 1.5;
+/// keep_compatible: the previous analysis is kept while it is predicted to cost at most this fraction more.
+constexpr double kKeepSlack = 0.05;
 }  // namespace
 
-void set_matching_reuse(MatchingReuse policy) { reuse_policy = static_cast<int>(policy); }
-MatchingReuse matching_reuse() { return static_cast<MatchingReuse>(reuse_policy.load()); }
+void set_matching_reuse(MatchingReuse policy) { reuse_policy() = static_cast<int>(policy); }
+MatchingReuse matching_reuse() { return static_cast<MatchingReuse>(reuse_policy().load()); }
 
 AnalysisShape analysis_shape(const Options& options) {
   const AmalgamationRule rule = amalgamation_rule(options);  // as analyse uses it
@@ -169,17 +180,22 @@ std::shared_ptr<const Symbolic> with_new_scaling(const Symbolic& s, MatchingPair
   return sym;
 }
 
-/// MatchingReuse::keep_compatible: the previous order still offers what the new pairs need.
-bool compatible(const Symbolic& s, const MatchingChoice& mc, const MatchingPairs& mp) {
-  if (!mc.compressed) return mc.compressed_flops > kClearMargin * mc.plain_flops;
-  Vector<index_t> node(static_cast<size_t>(s.n));
-  for (index_t v = 0; v < s.nsup; ++v)
-    for (index_t c = s.sptr[v]; c < s.sptr[v + 1]; ++c) node[c] = v;
-  for (index_t i = 0; i < s.n; ++i) {
-    const index_t j = mp.partner[i];
-    if (j != -1 && node[s.invp[i]] != node[s.invp[j]]) return false;
-  }
-  return true;
+/// MatchingReuse::keep_compatible: the previous analysis, with the delays the new values are predicted to
+/// cause in it (delays.hpp), costs at most kKeepSlack more flops than the candidate it was chosen as did
+/// with the old values.
+bool compatible(const Symbolic& s, const MatchingChoice& mc, const Graph& g, const MatchingPairs& mp) {
+  const index_t n = s.n;
+  Partition part;
+  part.nsup = s.nsup;
+  part.sptr = s.sptr;
+  part.sparent = s.sparent;
+  part.old_of_new.resize(static_cast<size_t>(n));
+  Vector<index_t> colcount(static_cast<size_t>(n), 1);
+  for (index_t k = 0; k < n; ++k) part.old_of_new[k] = k;
+  for (index_t v = 0; v < s.nsup; ++v) colcount[s.sptr[v + 1] - 1] = s.nrow(v) - s.ncol(v) + 1;
+  const DelayPrediction now = predict_delays(g, s.perm, part, colcount, mp.needy, mp.weight, mp.diag);
+  const double before = mc.compressed ? mc.compressed_flops : mc.plain_flops;
+  return now.flops <= (1.0 + kKeepSlack) * before;
 }
 
 Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
@@ -197,7 +213,7 @@ Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, cons
   MatchingPairs mp = matching_pairs(g, a);
   const MatchingChoice& mc = *s.matching_choice;
   if (mp.partner == mc.candidate_partner ||
-      (matching_reuse() == MatchingReuse::keep_compatible && compatible(s, mc, mp))) {
+      (matching_reuse() == MatchingReuse::keep_compatible && compatible(s, mc, g, mp))) {
     if (kind) *kind = mp.partner == mc.candidate_partner ? ReuseKind::same_pairs : ReuseKind::kept_order;
     std::shared_ptr<const Symbolic> sym = with_new_scaling(s, mp);
     set_analysis_flag(*sym, inform);
