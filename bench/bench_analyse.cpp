@@ -16,7 +16,8 @@
 // prints the file each METIS_NodeND resolves to in each namespace (dladdr) and refuses to time SPRAL when they
 // are the same file. OMP_CANCELLATION=TRUE and OMP_PROC_BIND=TRUE (SPRAL's requirements) and OMP_NUM_THREADS=T
 // are set in the environment before loading, so that SPRAL's own OpenMP runtime (a separate copy in its
-// namespace) reads them; ours has read the environment at start-up already.
+// namespace) reads them; ours has read the environment at start-up already. SPRAL's runtime binds the loading
+// thread to a core: that binding is used for SPRAL's calls, the thread's own mask for ours.
 //
 // --check-threads 1,2,4: analyse every problem once per thread count and fail (exit 1) unless the orders are
 // bitwise equal. Times are wall-clock seconds (std::chrono::steady_clock).
@@ -26,6 +27,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -90,8 +92,19 @@ struct Spral {
   void (*solve1)(int, double*, void*, void*, const spral_ssids_options*, spral_ssids_inform*) = nullptr;
   int (*free_both)(void**, void**) = nullptr;
   std::string metis_file;  ///< where SPRAL's METIS_NodeND resolves
+  /// SPRAL's OpenMP runtime, with OMP_PROC_BIND=TRUE, binds the thread that loads it to one core: that binding
+  /// is kept for SPRAL's calls and the thread's own mask restored for ours (else our calls ran on one core).
+  cpu_set_t ours_mask, spral_mask;
+  bool have_masks = false;
+  void enter() const {
+    if (have_masks) sched_setaffinity(0, sizeof spral_mask, &spral_mask);
+  }
+  void leave() const {
+    if (have_masks) sched_setaffinity(0, sizeof ours_mask, &ours_mask);
+  }
 
   bool load(const std::string& path, int threads, std::string& err) {
+    have_masks = sched_getaffinity(0, sizeof ours_mask, &ours_mask) == 0;
     setenv("OMP_CANCELLATION", "TRUE", 1);
     setenv("OMP_PROC_BIND", "TRUE", 1);
     if (threads > 0) setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
@@ -131,6 +144,8 @@ struct Spral {
     solve1 = reinterpret_cast<decltype(solve1)>(get("spral_ssids_solve1"));
     free_both = reinterpret_cast<decltype(free_both)>(get("spral_ssids_free"));
     metis_file = file_of(dlsym(h, "METIS_NodeND"));
+    have_masks = have_masks && sched_getaffinity(0, sizeof spral_mask, &spral_mask) == 0;
+    leave();
     return err.empty();
   }
 };
@@ -220,6 +235,11 @@ struct SpralResult {
 };
 
 SpralResult time_spral(Spral& sp, const Csc32& c, int ordering, int repeat) {
+  struct Bind {
+    const Spral& s;
+    explicit Bind(const Spral& x) : s(x) { s.enter(); }
+    ~Bind() { s.leave(); }
+  } bind(sp);
   SpralResult r;
   spral_ssids_options o;
   sp.default_options(&o);
@@ -365,7 +385,9 @@ bool run_ipm(const Config& cfg, Spral* spral, const std::string& spec) {
     rounds_ours.push_back(run_sequence(ours, mats, true, cfg.cpu));
     if (spral) {
       const CApi sp{spral->default_options, spral->analyse_ptr32, spral->factor_ptr32, spral->solve1, spral->free_both};
+      spral->enter();
       rounds_spral.push_back(run_sequence(sp, mats, false, cfg.cpu));
+      spral->leave();
     }
   }
   auto med = [](const std::vector<std::vector<Step>>& rounds, int t, double Step::*f) {

@@ -20,6 +20,9 @@ std::int64_t laplace3d_num_neg(index_t k, double shift, std::int64_t* num_zero =
 /// Saddle point [H A^T; A -delta I] of a seeded random sparse convex QP: H (nvar x nvar) SPD sparse,
 /// A (ncon x nvar) with full row rank, ncon < nvar. Inertia: nvar positive, ncon negative.
 SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::uint64_t seed);
+/// That QP's saddle point with `ndense` more constraint rows that couple every variable (dense linking rows,
+/// numbered last); ncon + ndense <= nvar. Inertia (nvar, ncon + ndense, 0) with probability 1.
+SymmetricMatrix generate_kkt_dense(index_t nvar, index_t ncon, index_t ndense, std::uint64_t seed);
 /// Iteration `iter` (>= 0) of an interior-point-like sequence on that QP: [H + Sigma_iter, A^T; A, 0], the
 /// (2,2) diagonal stored as explicit zeros, Sigma_iter = barrier terms z_i / x_i of bounds x_i >= 0 that
 /// spread (active ones grow as 1 / mu, inactive ones shrink as mu, mu = max(1e-9, 0.2^iter)). Every iteration
@@ -41,8 +44,8 @@ CsrMatrix generate_banded(index_t n, index_t k, double dominance, std::uint64_t 
 std::string generator_help();
 
 /// Load a symmetric matrix from a spec: a file path, or "gen:KIND:ARG:ARG..." with KIND one of
-/// laplace2d:K, laplace3d:K[:SHIFT], kkt-qp:NVAR:NCON[:DELTA[:SEED]], kkt-ipm:NVAR:NCON:ITER[:SEED], stokes:K,
-/// stokes3d:K.
+/// laplace2d:K, laplace3d:K[:SHIFT], kkt-qp:NVAR:NCON[:DELTA[:SEED]], kkt-ipm:NVAR:NCON:ITER[:SEED],
+/// kkt-dense:NVAR:NCON:NDENSE[:SEED], stokes:K, stokes3d:K.
 /// Throws Error(bad_input) for unknown kinds or bad arguments (and for nonsymmetric kinds).
 SymmetricMatrix load_symmetric(const std::string& spec, MatrixReport* report = nullptr);
 /// Load a general matrix: a file, or gen:convdiff:K:PECLET, gen:banded:N:K:D[:SEED], or a symmetric kind

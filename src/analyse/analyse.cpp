@@ -16,6 +16,7 @@
 
 #include "analyse/etree.hpp"
 #include "analyse/maps.hpp"
+#include "analyse/memory_check.hpp"
 #include "analyse/ordering.hpp"
 #include "analyse/profile.hpp"
 #include "analyse/reanalyse.hpp"
@@ -76,6 +77,16 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   }
 
   Partition part = find_supernodes(parent, colcount, rule);
+  {
+    // the big arrays still to come: row lists and cmap (4 + 4 bytes per row-list entry), amap (one entry per
+    // input entry) and per-node and per-variable arrays; checked before they are allocated (memory_check.hpp)
+    double rows = 0.0;
+    for (index_t v = 0; v < part.nsup; ++v)
+      rows += (part.sptr[v + 1] - part.sptr[v]) + colcount[part.old_of_new[part.sptr[v + 1] - 1]] - 1;
+    const double bytes = 8.0 * rows + static_cast<double>(sizeof(AEntry)) * static_cast<double>(check.nnz_in) +
+                         64.0 * part.nsup + 16.0 * a.n;
+    check_host_memory(static_cast<std::int64_t>(std::min(bytes, 9.0e18)), "analyse: the assembly tree's row lists and maps");
+  }
   // allocated through the library allocator (failure injection sees it); handed out as const below
   auto sym = std::allocate_shared<Symbolic>(Allocator<Symbolic>());
   Symbolic& s = *sym;

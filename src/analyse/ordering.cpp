@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analyse/ordering_amd.hpp"
+#include "analyse/dense_rows.hpp"
 #include "analyse/metis_random.hpp"
 #include "analyse/nested_dissection.hpp"
 #include "analyse/ordering_matching.hpp"
@@ -84,14 +85,22 @@ Vector<index_t> user_perm(index_t n, const index_t* order, int base) {
 
 }  // namespace
 
+namespace {
+Vector<index_t> nd_order(const Graph& g, const index_t* vwgt) { return nested_dissection_order(g, vwgt); }
+Vector<index_t> amd_plain(const Graph& g, const index_t* vwgt) { return amd_order(g, vwgt); }
+/// METIS (by tasks) with the dense rows kept out and numbered last (dense_rows.hpp): every METIS ordering of
+/// analyse, of the plain graph and of the matching ordering's compressed graph.
+Vector<index_t> metis_dense_last(const Graph& g, const index_t* vwgt) { return order_dense_last(g, vwgt, nd_order); }
+}  // namespace
+
 Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const index_t* user_order, int base) {
   switch (ordering) {
-    case Ordering::metis: return nested_dissection_order(g);
+    case Ordering::metis: return metis_dense_last(g, nullptr);
     case Ordering::natural: return identity(g.n);
     case Ordering::user: return user_perm(g.n, user_order, base);
     case Ordering::matching:
       throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (compute_ordering)");
-    case Ordering::amd: return amd_order(g);
+    case Ordering::amd: return order_dense_last(g, nullptr, amd_plain);
   }
   throw Error(flag::bad_input, "analyse: unknown ordering " + std::to_string(static_cast<int>(ordering)));
 }
@@ -109,13 +118,12 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
   }
   if (a.n > 0 && a.ptr[a.n] > a.ptr[0] && !a.val)
     throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (val is null)");
-  auto nd = [](const Graph& cg, const index_t* vwgt) { return nested_dissection_order(cg, vwgt); };
   MatchingOrder m;
   PlainCandidate known;
   if (hint && hint->previous) known.perm = hint->previous->plain_perm;
   in_task_team(analyse_threads(options.num_threads), [&] {
     MatchingPairs mp = hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(g, a, profile);
-    m = order_with_pairs(g, std::move(mp), +nd, 0.2, amalgamation_rule(options), profile,
+    m = order_with_pairs(g, std::move(mp), metis_dense_last, 0.2, amalgamation_rule(options), profile,
                          known.perm.empty() ? nullptr : &known);
   });
   auto choice = std::make_shared<MatchingChoice>();

@@ -11,7 +11,8 @@
 namespace ssids {
 namespace detail {
 
-/// Ordering::metis (nested_dissection.hpp: METIS, spread over the current task team), natural (identity), amd (ordering_amd.hpp) or user (`user_order[i] - base`
+/// Ordering::metis (nested_dissection.hpp: METIS, spread over the current task team) and Ordering::amd with the
+/// dense rows numbered last (dense_rows.hpp), natural (identity), amd (ordering_amd.hpp) or user (`user_order[i] - base`
 /// = position of variable i, validated: Error(bad_order) if not a permutation, Error(missing_data) if null).
 /// matching needs the values: Error(missing_values) here, use compute_ordering.
 Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const index_t* user_order, int base);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "analyse/memory_check.hpp"
 #include "factor/factor_gpu.hpp"
 #include "factor/multifrontal_cpu.hpp"
 #include "factor/numeric.hpp"
@@ -79,6 +80,8 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
     }
   }
   Backend backend = choose_backend(options, sym);
+  // the CPU path's predicted host memory against what the machine can give: a clear error instead of being killed
+  if (backend == Backend::cpu) detail::check_host_memory(sym.memory_host, "factor: L and the contribution blocks");
 
   std::shared_ptr<detail::NumericFactors> nf;
   try {  // the allocations of nf and its scale vector are covered too (failure injection found them uncaught)

@@ -118,6 +118,11 @@ bool generate_symmetric_kind(const Spec& s, SymmetricMatrix& out) {
     const double delta = s.args.size() > 2 ? parse_double(s, 2, "DELTA") : 0.0;
     const std::uint64_t seed = s.args.size() > 3 ? parse_seed(s, 3) : 1;
     out = run_generator(s, [&] { return generate_kkt_qp(nvar, ncon, delta, seed); });
+  } else if (s.kind == "kkt-dense") {
+    expect_args(s, 3, 4, "kkt-dense:NVAR:NCON:NDENSE[:SEED]");
+    const index_t nvar = parse_index(s, 0, "NVAR"), ncon = parse_index(s, 1, "NCON"), nd = parse_index(s, 2, "NDENSE");
+    const std::uint64_t seed = s.args.size() > 3 ? parse_seed(s, 3) : 1;
+    out = run_generator(s, [&] { return generate_kkt_dense(nvar, ncon, nd, seed); });
   } else if (s.kind == "kkt-ipm") {
     expect_args(s, 3, 4, "kkt-ipm:NVAR:NCON:ITER[:SEED]");
     const index_t nvar = parse_index(s, 0, "NVAR"), ncon = parse_index(s, 1, "NCON"), iter = parse_index(s, 2, "ITER");
@@ -157,7 +162,7 @@ bool generate_general_kind(const Spec& s, CsrMatrix& out) {
 
 [[noreturn]] void unknown_kind(const Spec& s) {
   spec_error(s.text, "unknown generator kind '" + s.kind +
-                         "' (known: laplace2d, laplace3d, kkt-qp, kkt-ipm, stokes, stokes3d, convdiff, banded)");
+                         "' (known: laplace2d, laplace3d, kkt-qp, kkt-dense, kkt-ipm, stokes, stokes3d, convdiff, banded)");
 }
 
 /// Both triangles of a lower-triangle CSC matrix as CSR. Row r of the full matrix is the strictly lower
@@ -213,6 +218,8 @@ std::string generator_help() {
          "  gen:kkt-qp:NVAR:NCON[:DELTA[:SEED]] random sparse QP saddle point [H A^T; A -DELTA*I],\n"
          "                                     n = NVAR + NCON, 0 <= NCON < NVAR, DELTA >= 0 (default 0),\n"
          "                                     SEED default 1; inertia (NVAR, NCON, 0)\n"
+         "  gen:kkt-dense:NVAR:NCON:NDENSE[:SEED] that QP with NDENSE more constraint rows coupling every\n"
+         "                                     variable (dense rows, last); inertia (NVAR, NCON + NDENSE, 0)\n"
          "  gen:kkt-ipm:NVAR:NCON:ITER[:SEED]  iteration ITER >= 0 of an interior-point-like sequence on that QP:\n"
          "                                     [H + Sigma, A^T; A, 0], barrier terms Sigma that spread with the\n"
          "                                     iterations, the same pattern for every ITER; inertia (NVAR, NCON, 0)\n"

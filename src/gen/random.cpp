@@ -127,6 +127,46 @@ SymmetricMatrix generate_kkt_qp(index_t nvar, index_t ncon, double delta, std::u
   detail::throw_host_allocation_failed("generate_kkt_qp");
 }
 
+// [H A^T; A 0] of the QP of generate_kkt_qp(nvar, ncon, 0, seed) with `ndense` more rows of A that couple
+// every variable (linking constraints: a budget, a sum over all time steps), values in [0.5, 1.5) drawn row by
+// row from a stream seeded from the matrix seed. The dense rows come last (rows nvar + ncon .. n-1). H is SPD;
+// A has full row rank with probability 1 (random dense rows are independent of the sparse ones when
+// ncon + ndense <= nvar), so the inertia is (nvar, ncon + ndense, 0).
+SymmetricMatrix generate_kkt_dense(index_t nvar, index_t ncon, index_t ndense, std::uint64_t seed) try {
+  if (ndense < 0) throw Error(flag::bad_input, "kkt-dense: NDENSE = " + std::to_string(ndense) + " must be >= 0");
+  if (static_cast<std::int64_t>(ncon) + ndense > nvar)
+    throw Error(flag::bad_input, "kkt-dense: NCON + NDENSE must not exceed NVAR");
+  if (static_cast<std::int64_t>(nvar) * ndense > std::numeric_limits<offset_t>::max() / 2)
+    throw Error(flag::bad_input, "kkt-dense: too many entries");
+  SymmetricMatrix a = generate_kkt_qp(nvar, ncon, 0.0, seed);
+  gen::Rng rng(seed ^ 0xd1b54a32d192ed03ULL);
+  Vector<double> dense(static_cast<std::size_t>(nvar) * static_cast<std::size_t>(ndense));
+  for (double& v : dense) v = rng.uniform(0.5, 1.5);  // row d, column j at d * nvar + j
+  SymmetricMatrix out;
+  out.n = a.n + ndense;
+  out.ptr.resize(static_cast<std::size_t>(out.n) + 1);
+  const std::size_t nnz = a.row.size() + static_cast<std::size_t>(nvar) * static_cast<std::size_t>(ndense);
+  out.row.reserve(nnz);
+  out.val.reserve(nnz);
+  out.ptr[0] = 0;
+  for (index_t j = 0; j < out.n; ++j) {
+    if (j < a.n)
+      for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) {
+        out.row.push_back(a.row[k]);
+        out.val.push_back(a.val[k]);
+      }
+    if (j < nvar)
+      for (index_t d = 0; d < ndense; ++d) {
+        out.row.push_back(a.n + d);
+        out.val.push_back(dense[static_cast<std::size_t>(d) * static_cast<std::size_t>(nvar) + j]);
+      }
+    out.ptr[j + 1] = static_cast<offset_t>(out.row.size());
+  }
+  return out;
+} catch (const std::bad_alloc&) {
+  detail::throw_host_allocation_failed("generate_kkt_dense");
+}
+
 // Iteration `iter` of an interior-point-like sequence on the QP of generate_kkt_qp(nvar, ncon, 0, seed):
 // [H + Sigma_t, A^T; A, 0] with the (2,2) diagonal stored as explicit zeros, so that every iteration has the
 // same pattern (an interior-point code passes the structure of its regularization -delta_c I even when
