@@ -456,6 +456,8 @@ TEST_CASE("analyse: every host allocation failure becomes Error- allocation") {
   std::mt19937_64 rng(5);
   ssids::SymmetricMatrix a = random_pattern(50, 0, rng);
   ssids::Options opt;
+  // one thread: the injection counts allocations in order, which tasks running side by side would interleave
+  opt.num_threads = 1;
   ssids::Inform inform;
   const long before = ssids::host_allocation_count();
   analyse_ok(a.view(), opt, inform);

@@ -22,6 +22,7 @@
 #include "analyse/reanalyse.hpp"
 #include "analyse/supernodes.hpp"
 #include "analyse/symbolic.hpp"
+#include "analyse/tasks.hpp"
 #include "analyse/validate.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
@@ -101,13 +102,18 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   s.sparent = std::move(part.sparent);
   timer.lap("supernodes");
 
+  // the maps as tasks where they are independent (each writes its own fields): levels beside the row lists,
+  // cmap beside amap
   build_children(s);
-  build_row_lists(g, s);
-  timer.lap("row lists");
-  build_cmap(s);
-  build_amap(a, s);
-  timer.lap("maps");
-  build_levels(s);
+  in_task_team(analyse_threads(options.num_threads), [&] {
+    fork_join([&s] { build_levels(s); },
+              [&] {
+                build_row_lists(g, s);
+                timer.lap("row lists");
+                fork_join([&s] { build_cmap(s); }, [&] { build_amap(a, s); });
+                timer.lap("maps");
+              });
+  });
   compute_statistics(s);
   s.matrix_dup = check.dup;
   s.matrix_outrange = check.outrange;
@@ -123,8 +129,6 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
     for (index_t i = 0; i < a.n; ++i) s.user_order[i] = order[i] - a.base;
   }
   timer.lap("levels+stats");
-  s.pattern_hash = pattern_hash(a, options, order);
-  timer.lap("hash");
 
   set_analysis_flag(s, inform);
   return sym;

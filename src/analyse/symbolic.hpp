@@ -94,7 +94,6 @@ struct Symbolic {
   // input checks, copied into Inform by analyse
   int matrix_dup = 0, matrix_outrange = 0, matrix_missing_diag = 0, matrix_upper = 0;
   bool structurally_singular = false;  ///< reserved (matching-based checks)
-  std::uint64_t pattern_hash = 0;      ///< detail::pattern_hash of the analysed input (cheap re-analysis)
 
   /// Device copies of the maps, made by the first GPU factorization and reused by later ones (the
   /// analysis is otherwise immutable; the slot's mutex serializes the upload).
