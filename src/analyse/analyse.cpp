@@ -105,7 +105,7 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   // the maps as tasks where they are independent (each writes its own fields): levels beside the row lists,
   // cmap beside amap
   build_children(s);
-  in_task_team(analyse_threads(options.num_threads), [&] {
+  in_task_team(analyse_threads(options.num_threads, a.n), [&] {
     fork_join([&s] { build_levels(s); },
               [&] {
                 build_row_lists(g, s);

@@ -111,7 +111,7 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
   OrderingResult r;
   if (ordering != Ordering::matching) {
     PhaseTimer timer(profile);
-    in_task_team(analyse_threads(options.num_threads),
+    in_task_team(analyse_threads(options.num_threads, a.n),
                  [&] { r.perm = fill_reducing_order(g, ordering, user_order, a.base); });
     timer.lap(ordering == Ordering::metis ? "METIS" : ordering == Ordering::amd ? "AMD" : "order");
     return r;
@@ -121,7 +121,7 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
   MatchingOrder m;
   PlainCandidate known;
   if (hint && hint->previous) known.perm = hint->previous->plain_perm;
-  in_task_team(analyse_threads(options.num_threads), [&] {
+  in_task_team(analyse_threads(options.num_threads, a.n), [&] {
     MatchingPairs mp = hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(g, a, profile);
     m = order_with_pairs(g, std::move(mp), metis_dense_last, 0.2, amalgamation_rule(options), profile,
                          known.perm.empty() ? nullptr : &known);

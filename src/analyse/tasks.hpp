@@ -7,11 +7,22 @@
 #include <exception>
 #include <utility>
 
+#include "ssids/types.hpp"
+
 namespace ssids {
 namespace detail {
 
-/// Threads an analyse may use: Options::num_threads, or OpenMP's default when that is 0.
-inline int analyse_threads(int num_threads) { return num_threads > 0 ? num_threads : omp_get_max_threads(); }
+/// Below this many variables an analyse runs on the calling thread alone: its METIS calls take a millisecond
+/// or two, and waking a team of threads can cost more on a busy machine (up to 8 ms, a scheduler time slice,
+/// measured on the loaded 2-core sandbox with OpenMP's default wait policy, bench/NOTES.md).
+constexpr index_t kParallelMinVariables = 5000;
+
+/// Threads an analyse of n variables uses: Options::num_threads, or OpenMP's default when that is 0; one
+/// below kParallelMinVariables.
+inline int analyse_threads(int num_threads, index_t n) {
+  if (n < kParallelMinVariables) return 1;
+  return num_threads > 0 ? num_threads : omp_get_max_threads();
+}
 
 /// Runs body() on one thread of a team of `threads` so that the tasks it creates spread over the team;
 /// directly when threads <= 1 or when already inside a parallel region (the tasks then join that team).
