@@ -17,7 +17,7 @@ namespace ssids {
 namespace detail {
 
 /// Graphs with at most this many vertices are ordered by one METIS_NodeND call.
-constexpr index_t kNdLeafVertices = 16384;
+constexpr index_t kNdLeafVertices = 32768;
 
 /// Nested dissection order of g with optional vertex weights (size n, >= 1). Spreads its METIS calls over the
 /// current task team (tasks.hpp); a graph of at most `leaf` vertices, or without edges, gets exactly
