@@ -16,6 +16,7 @@
 
 #include "analyse/etree.hpp"
 #include "analyse/maps.hpp"
+#include "analyse/nested_dissection.hpp"
 #include "analyse/memory_check.hpp"
 #include "analyse/ordering.hpp"
 #include "analyse/profile.hpp"
@@ -105,7 +106,7 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   // the maps as tasks where they are independent (each writes its own fields): levels beside the row lists,
   // cmap beside amap
   build_children(s);
-  in_task_team(analyse_threads(options.num_threads, a.n), [&] {
+  in_task_team(analyse_threads(options.num_threads, a.n, kNdLeafVertices), [&] {
     fork_join([&s] { build_levels(s); },
               [&] {
                 build_row_lists(g, s);

@@ -111,7 +111,8 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
   OrderingResult r;
   if (ordering != Ordering::matching) {
     PhaseTimer timer(profile);
-    in_task_team(analyse_threads(options.num_threads, a.n),
+    // tasks only when nested dissection splits the graph
+    in_task_team(analyse_threads(options.num_threads, g.n, kNdLeafVertices + 1),
                  [&] { r.perm = fill_reducing_order(g, ordering, user_order, a.base); });
     timer.lap(ordering == Ordering::metis ? "METIS" : ordering == Ordering::amd ? "AMD" : "order");
     return r;

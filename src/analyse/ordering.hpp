@@ -38,7 +38,7 @@ struct OrderingHint {
 };
 /// Every ordering (options.ordering), with access to the caller's arrays `a` (the values are read by
 /// Ordering::matching only: Error(missing_values) when absent, Error(nan_inf) when not finite), on
-/// analyse_threads(options.num_threads) threads; the result does not depend on their number.
+/// analyse_threads(options.num_threads, ...) threads; the result does not depend on their number.
 /// Phase times go to `profile` when given (profile.hpp).
 struct AnalyseProfile;
 OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options& options, const index_t* user_order,

@@ -17,10 +17,11 @@ namespace detail {
 /// measured on the loaded 2-core sandbox with OpenMP's default wait policy, bench/NOTES.md).
 constexpr index_t kParallelMinVariables = 5000;
 
-/// Threads an analyse of n variables uses: Options::num_threads, or OpenMP's default when that is 0; one
-/// below kParallelMinVariables.
-inline int analyse_threads(int num_threads, index_t n) {
-  if (n < kParallelMinVariables) return 1;
+/// Threads a step of an analyse uses: Options::num_threads, or OpenMP's default when that is 0; one when
+/// the step has fewer than `min_n` variables (kParallelMinVariables unless the step has no tasks below a
+/// larger size).
+inline int analyse_threads(int num_threads, index_t n, index_t min_n = kParallelMinVariables) {
+  if (n < min_n) return 1;
   return num_threads > 0 ? num_threads : omp_get_max_threads();
 }
 
