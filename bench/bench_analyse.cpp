@@ -1,7 +1,8 @@
 // bench_analyse.cpp — the analyse phase, phase by phase, side by side with SPRAL's analyse.
 //
 // Usage: bench_analyse [--threads T] [--repeat R] [--ordering metis|matching|both] [--spral PATH]
-//                      [--phases] [--check-threads LIST] SPEC...
+//                      [--check-threads LIST] [--ipm NVAR:NCON:ITERS[:SEED]]... [--cpu] [--exact-reuse]
+//                      [--no-cache] [SPEC...]
 // SPEC is a Matrix Market file (plain or .gz) or a gen: spec (see ssids::load_symmetric). For each problem and
 // ordering: one warm-up analyse, then R timed ones; the table gives the median total and the median of every
 // phase (detail::analyse_profiled), nnz(L) and flops predicted. With --spral PATH (or the environment variable
@@ -20,7 +21,13 @@
 // thread to a core: that binding is used for SPRAL's calls, the thread's own mask for ours.
 //
 // --check-threads 1,2,4: analyse every problem once per thread count and fail (exit 1) unless the orders are
-// bitwise equal. Times are wall-clock seconds (std::chrono::steady_clock).
+// bitwise equal.
+// --ipm NVAR:NCON:ITERS: the interior-point-like sequence gen:kkt-ipm:NVAR:NCON:0..ITERS-1 through our C
+// interface and SPRAL's as IPOPT calls them (free the handles, analyse with the values, ordering 2 + scaling
+// 3, factorize, solve one right-hand side), R rounds of the whole sequence per library, per-iteration medians
+// and the totals; our re-analysis kind per iteration (fresh, whole, pairs, kept, plain). --cpu: use_gpu =
+// false for both; --exact-reuse: MatchingReuse::exact; --no-cache: our C interface's cache of analyses off.
+// Times are wall-clock seconds (std::chrono::steady_clock).
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -522,7 +529,7 @@ int main(int argc, char** argv) {
 
   bool failed = false;
   std::vector<std::string> summary;
-  if (!cfg.specs.empty()) {
+  if (!cfg.specs.empty() && cfg.check_threads.empty()) {
     std::printf("%-28s %-5s %8s", "problem", "ord", "total");
     for (int c = 0; c < kNumColumns; ++c) std::printf(" %7s", kShort[c]);
     std::printf(" %7s\n", "other");

@@ -148,3 +148,18 @@ TEST_CASE("memory check: the machine's figure is positive where it can be read")
   CHECK(avail >= -1);
 #endif
 }
+
+TEST_CASE("kkt-dense generator: dense rows last - every variable coupled - spec and argument errors") {
+  const SymmetricMatrix a = load_symmetric("gen:kkt-dense:500:200:3:2");
+  CHECK(a.n == 703);
+  // every variable column holds the three dense rows, the last rows of the matrix
+  for (index_t j = 0; j < 500; ++j) {
+    int dense = 0;
+    for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) dense += a.row[k] >= 700;
+    CHECK(dense == 3);
+  }
+  const detail::Graph g = graph_of(a);
+  CHECK(detail::dense_vertices(g).size() == 3);
+  CHECK_THROWS_AS(load_symmetric("gen:kkt-dense:500:400:200"), Error);  // NCON + NDENSE > NVAR
+  CHECK_THROWS_AS(load_symmetric("gen:kkt-dense:500:200:-1"), Error);
+}

@@ -4,6 +4,7 @@
 // cache of analyses (bounds, eviction, threads, an IPOPT-like caller that frees its handles).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <thread>
 #include <vector>
@@ -285,4 +286,32 @@ TEST_CASE("analysis cache: threads analysing different and equal patterns at onc
   for (auto& th : threads) th.join();
   for (int t = 0; t < 12; ++t) CHECK(ok[t] == 1);
   detail::clear_analysis_cache();
+}
+
+TEST_CASE("kkt-ipm generator: one pattern for every iteration - barrier terms that spread - exact inertia") {
+  const SymmetricMatrix a0 = generate_kkt_ipm(400, 250, 0, 3), a9 = generate_kkt_ipm(400, 250, 9, 3);
+  CHECK(a0.n == 650);
+  CHECK(a0.ptr == a9.ptr);
+  CHECK(a0.row == a9.row);
+  CHECK(a0.val != a9.val);
+  // the spec gives the same matrix
+  const SymmetricMatrix s9 = load_symmetric("gen:kkt-ipm:400:250:9:3");
+  CHECK(s9.val == a9.val);
+  // the diagonal spreads: the largest ratio of H's diagonal between the last and the first iteration grows
+  double spread0 = 0, spread9 = 0;
+  for (index_t j = 0; j < 400; ++j) {
+    spread0 = std::max(spread0, a0.val[a0.ptr[j]]);
+    spread9 = std::max(spread9, a9.val[a9.ptr[j]]);
+  }
+  CHECK(spread9 > 1e4 * spread0);
+  for (const SymmetricMatrix* m : {&a0, &a9}) {
+    Options o;
+    o.ordering = Ordering::matching;
+    o.scaling = Scaling::from_ordering;
+    const auto r = ssids_test::run_pipeline(*m, o, Mode::indefinite, 1);
+    CHECK(r.inform.num_pos == 400);
+    CHECK(r.inform.num_neg == 250);
+  }
+  CHECK_THROWS_AS(load_symmetric("gen:kkt-ipm:400:250:-1"), Error);
+  CHECK_THROWS_AS(load_symmetric("gen:kkt-ipm:400:250"), Error);
 }
