@@ -9,6 +9,8 @@
 #include <string>
 
 #include "analyse/symbolic.hpp"
+#include "analyse/validate.hpp"
+#include "ssids/error.hpp"
 
 namespace ssids {
 namespace detail {
@@ -92,20 +94,20 @@ Analysis analyse_cached(const CscView& a, const Options& options, Inform& inform
   *kind = ReuseKind::none;
   last_kind = ReuseKind::none;
   Cache& c = cache();
+  bool off = false;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
-    if (c.max_entries == 0) return analyse(a, options, inform, order);
+    off = c.max_entries == 0;
   }
+  if (off) return analyse(a, options, inform, order);
   // a malformed input gets analyse's error; the hash reads only what analyse's checks accept
-  std::uint64_t hash = 0;
-  offset_t nnz = 0;
-  bool valid = a.n >= 0 && (a.base == 0 || a.base == 1) && (a.n == 0 || a.ptr);
-  if (valid && a.n > 0) {
-    nnz = a.ptr[a.n] - a.ptr[0];
-    valid = nnz >= 0 && (nnz == 0 || a.row);
+  try {
+    check_arguments(a);
+  } catch (const Error&) {
+    return analyse(a, options, inform, order);
   }
-  if (!valid) return analyse(a, options, inform, order);
-  hash = pattern_hash(a, options, order);
+  const offset_t nnz = a.n > 0 ? a.ptr[a.n] - a.ptr[0] : 0;
+  const std::uint64_t hash = pattern_hash(a, options, order);
   Analysis previous;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
