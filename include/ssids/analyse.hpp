@@ -42,15 +42,24 @@ class Analysis {
 /// checked for NaN/Inf only when the ordering needs them).
 /// `order`: with Ordering::user, order[i] = position of variable i in the pivot sequence (base a.base);
 /// otherwise ignored (may be null).
-/// Throws ssids::Error (bad_n, bad_ptr, missing_data, bad_order, all_out_of_range, no_metis, allocation).
+/// Throws ssids::Error (bad_n, bad_ptr, missing_data, bad_order, all_out_of_range, no_metis, allocation;
+/// allocation also when the predicted memory of the analysis exceeds what the machine has available, with
+/// the predicted bytes in the message).
 /// Warnings (out-of-range ignored, duplicates summed, missing diagonal, structurally singular) go to inform.flag.
+/// Uses options.num_threads threads (0: OpenMP's default); the result is bitwise the same for any number.
+/// Rows far denser than the rest (more than max(16, 10 sqrt(n)) entries) are ordered last.
 Analysis analyse(const CscView& a, const Options& options, Inform& inform, const index_t* order = nullptr);
 
 /// Cheap re-analysis for a matrix whose pattern may equal one analysed before (interior-point codes
-/// refactorize the same pattern hundreds of times): when the pattern (n, ptr, row, base) and the options
-/// that shape the analysis (ordering, nemin, the user order) hash to `previous`'s value, `previous` is
-/// returned as it is, at the cost of reading the pattern once; otherwise — and always for
-/// Ordering::matching, whose result depends on the values — the matrix is analysed afresh.
+/// refactorize the same pattern hundreds of times). When the options that shape the analysis (ordering, nemin,
+/// amalgamation_zeros, the user order) are `previous`'s and every entry of `a` lands where it did in
+/// `previous` (checked entry by entry: O(n + nnz), no hash can pass another pattern), then for METIS, AMD,
+/// natural and user orders `previous` is returned as it is; for Ordering::matching the matching and its
+/// scaling are recomputed from the new values and the previous analysis is reused while it stays good for
+/// them: with the same 2x2 pairs exactly, with other pairs while the delays the new values are predicted to
+/// cause in it add at most 5% flops (else only the compressed candidate is ordered again; the environment
+/// variable SSIDS_MATCHING_REUSE=exact limits reuse to results equal to a fresh analysis). Otherwise `a` is
+/// analysed afresh. Errors as analyse.
 Analysis reanalyse(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
                    const index_t* order = nullptr);
 
