@@ -20,36 +20,15 @@ struct Triplet {
   double v;
 };
 
-/// Sort the mirrored triplets by (column, row) with two counting sorts and merge duplicates.
-FullSymmetric build_full(index_t n, const Vector<Triplet>& t) {
+/// Both triangles bucketed by row (rptr, rcol, rval: entries of row i in the order they were met) to columns
+/// in increasing row order (a counting sort by column), duplicates merged: summed in the order met.
+FullSymmetric rows_to_full(index_t n, const Vector<offset_t>& rptr, const Vector<index_t>& rcol,
+                           const Vector<double>& rval) {
   FullSymmetric f;
   f.n = n;
   f.ptr.assign(static_cast<size_t>(n) + 1, 0);
   if (n == 0) return f;
-  // pass 1: bucket the entries of both triangles by row
-  Vector<offset_t> rptr(static_cast<size_t>(n) + 1, 0);
-  for (const Triplet& e : t) {
-    ++rptr[e.i + 1];
-    if (e.i != e.j) ++rptr[e.j + 1];
-  }
-  for (index_t i = 0; i < n; ++i) rptr[i + 1] += rptr[i];
-  const size_t m = static_cast<size_t>(rptr[n]);
-  Vector<index_t> rcol(m);
-  Vector<double> rval(m);
-  {
-    Vector<offset_t> next(rptr.begin(), rptr.end() - 1);
-    for (const Triplet& e : t) {
-      offset_t k = next[e.i]++;
-      rcol[k] = e.j;
-      rval[k] = e.v;
-      if (e.i != e.j) {
-        k = next[e.j]++;
-        rcol[k] = e.i;
-        rval[k] = e.v;
-      }
-    }
-  }
-  // pass 2: scatter to columns in increasing row order, merging duplicates (adjacent after the scatter)
+  const size_t m = rcol.size();
   for (size_t k = 0; k < m; ++k) ++f.ptr[rcol[k] + 1];
   for (index_t j = 0; j < n; ++j) f.ptr[j + 1] += f.ptr[j];
   Vector<index_t> row(m);
@@ -61,46 +40,96 @@ FullSymmetric build_full(index_t n, const Vector<Triplet>& t) {
       row[q] = i;
       val[q] = rval[k];
     }
-  f.row.resize(m);
-  f.val.resize(m);
+  // merge duplicates (adjacent after the scatter) in place
   offset_t out = 0;
   for (index_t j = 0; j < n; ++j) {
     const offset_t start = out;
     for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k) {
-      if (out > start && f.row[out - 1] == row[k]) {
-        f.val[out - 1] += val[k];
+      if (out > start && row[out - 1] == row[k]) {
+        val[out - 1] += val[k];
       } else {
-        f.row[out] = row[k];
-        f.val[out] = val[k];
+        row[out] = row[k];
+        val[out] = val[k];
         ++out;
       }
     }
     f.ptr[j] = start;
   }
   f.ptr[n] = out;
-  f.row.resize(static_cast<size_t>(out));
-  f.val.resize(static_cast<size_t>(out));
+  row.resize(static_cast<size_t>(out));
+  val.resize(static_cast<size_t>(out));
+  f.row = std::move(row);
+  f.val = std::move(val);
   return f;
+}
+
+/// Sort the mirrored triplets by (column, row) with two counting sorts and merge duplicates.
+FullSymmetric build_full(index_t n, const Vector<Triplet>& t) {
+  if (n == 0) return rows_to_full(0, {}, {}, {});
+  // bucket the entries of both triangles by row
+  Vector<offset_t> rptr(static_cast<size_t>(n) + 1, 0);
+  for (const Triplet& e : t) {
+    ++rptr[e.i + 1];
+    if (e.i != e.j) ++rptr[e.j + 1];
+  }
+  for (index_t i = 0; i < n; ++i) rptr[i + 1] += rptr[i];
+  const size_t m = static_cast<size_t>(rptr[n]);
+  Vector<index_t> rcol(m);
+  Vector<double> rval(m);
+  Vector<offset_t> next(rptr.begin(), rptr.end() - 1);
+  for (const Triplet& e : t) {
+    offset_t k = next[e.i]++;
+    rcol[k] = e.j;
+    rval[k] = e.v;
+    if (e.i != e.j) {
+      k = next[e.j]++;
+      rcol[k] = e.i;
+      rval[k] = e.v;
+    }
+  }
+  return rows_to_full(n, rptr, rcol, rval);
 }
 
 }  // namespace
 
 FullSymmetric full_from_view(const CscView& a) {
-  Vector<Triplet> t;
-  if (a.n <= 0) return build_full(0, t);
+  if (a.n <= 0) return rows_to_full(0, {}, {}, {});
+  const index_t n = a.n;
   const offset_t p0 = a.ptr[0];
-  const offset_t nnz = a.ptr[a.n] - p0;
+  const offset_t nnz = a.ptr[n] - p0;
   if (nnz > 0 && !a.val) throw Error(flag::missing_values, "the values are needed but missing");
-  t.reserve(static_cast<size_t>(nnz));
-  for (index_t j = 0; j < a.n; ++j)
+  // bucketed by row straight from the caller's arrays, in the order build_full's triplets would be (no
+  // triplet copy: on a matrix with dense rows that copy was a third of the memory)
+  Vector<offset_t> rptr(static_cast<size_t>(n) + 1, 0);
+  for (index_t j = 0; j < n; ++j)
     for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
       const index_t i = a.row[k] - a.base;
-      if (i < 0 || i >= a.n) continue;
+      if (i < 0 || i >= n) continue;
       if (!std::isfinite(a.val[k]))
         throw Error(flag::nan_inf, "value at position " + std::to_string(k) + " (0-based) is NaN or Inf");
-      t.push_back(Triplet{std::max(i, j), std::min(i, j), a.val[k]});
+      ++rptr[std::max(i, j) + 1];
+      if (i != j) ++rptr[std::min(i, j) + 1];
     }
-  return build_full(a.n, t);
+  for (index_t i = 0; i < n; ++i) rptr[i + 1] += rptr[i];
+  const size_t m = static_cast<size_t>(rptr[n]);
+  Vector<index_t> rcol(m);
+  Vector<double> rval(m);
+  Vector<offset_t> next(rptr.begin(), rptr.end() - 1);
+  for (index_t j = 0; j < n; ++j)
+    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
+      const index_t r = a.row[k] - a.base;
+      if (r < 0 || r >= n) continue;
+      const index_t i = std::max(r, j), c = std::min(r, j);
+      offset_t q = next[i]++;
+      rcol[q] = c;
+      rval[q] = a.val[k];
+      if (i != c) {
+        q = next[c]++;
+        rcol[q] = i;
+        rval[q] = a.val[k];
+      }
+    }
+  return rows_to_full(n, rptr, rcol, rval);
 }
 
 FullSymmetric full_from_symbolic(const Symbolic& s, const double* val) {
