@@ -1,6 +1,6 @@
 // factor_tables.cpp — see factor_tables.hpp. Every node writes its own ranges (its pivot positions and row
 // list, placed by prefix sums), so nodes run in parallel; the counts are reductions of integers.
-#include "cuda/factor_tables.hpp"
+#include "factor/factor_tables.hpp"
 
 #include <algorithm>
 
