@@ -17,7 +17,7 @@ if [ ${#specs[@]} -eq 0 ]; then
   done < "${MANIFEST:-$SSIDS_TEST_MATRICES/MANIFEST.tsv}"
   specs+=(gen:stokes:410 gen:kkt-qp:300000:200000 gen:laplace3d:60:0.3)
 fi
-printf "%-30s %7s %8s %8s | %7s %7s %7s %7s %7s | %6s %6s %6s %6s | %4s %9s %6s %6s | %8s\n" matrix n gpu_ms cpu_ms setup small levels DtoH plan asm dense upd other nlev small/nsup steps delay cpu_delay
+printf "%-30s %7s %8s %8s | %7s %7s %7s %7s %7s %7s | %6s %6s %6s %6s | %4s %9s %6s %6s | %8s\n" matrix n gpu_ms cpu_ms setup small sm_dev levels DtoH plan asm dense upd other nlev small/nsup steps delay cpu_delay
 for s in "${specs[@]}"; do
   name=$(basename "$s" .mtx.gz)
   log="$out/$name.gpu.log"
@@ -38,14 +38,14 @@ lines = open(glog).read().splitlines()
 ph = [l for l in lines if "setup and uploads" in l]
 st = [l for l in lines if "window steps; device" in l]
 def nums(l): return [float(x) for x in re.findall(r"([0-9]+\.[0-9]+)", l)]
-p = nums(ph[-1]) if ph else [0.0]*10
+p = nums(ph[-1]) if ph else [0.0]*11
 sm = re.findall(r"\((\d+) of (\d+) nodes", ph[-1]) if ph else []
 small = "%s/%s" % sm[0] if sm else "?"
 steps = re.findall(r"(\d+) window steps", st[-1])[0] if st else "?"
 name = spec.split("/")[-1].replace(".mtx.gz", "")
-print("%-30s %7d %8.2f %8.2f | %7.2f %7.2f %7.2f %7.2f %7.2f | %6.2f %6.2f %6.2f %6.2f | %4d %9s %6s %6d | %8d" % (
+print("%-30s %7d %8.2f %8.2f | %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f | %6.2f %6.2f %6.2f %6.2f | %4d %9s %6s %6d | %8d" % (
     name, g.get("n", 0), 1e3*g.get("time_factor", 0), 1e3*c.get("time_factor", 0),
-    p[0], p[1], p[2], p[7], p[8], p[3], p[4], p[5], p[6],
+    p[0], p[1], p[2], p[3], p[8], p[9], p[4], p[5], p[6], p[7],
     g.get("num_levels", 0), small, steps, g.get("num_delay", 0), c.get("num_delay", 0)))
 PY
 done

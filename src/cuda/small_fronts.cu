@@ -14,27 +14,31 @@ namespace gpu {
 
 namespace {
 
-/// A thread block as a team of warps (small_front_core.hpp's Team). red_v/red_i: one entry per warp.
+/// A thread block as a team of warps (small_front_core.hpp's Team). Reductions go through two alternating
+/// scratch areas of one entry per warp (red_v/red_i: 2 x 32): a thread can only write an area again after the
+/// next reduction's barrier, which every thread passes after reading this one, so one barrier per reduction.
 struct BlockTeam {
   int tid, nth, group, ngroups, lane;
   static constexpr int nlanes = 32;
   double* red_v;
   int* red_i;
+  int half = 0;
   __device__ void sync() const { __syncthreads(); }
-  __device__ double max_all(double v) const {
+  __device__ double max_all(double v) {
     for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
-    if (lane == 0) red_v[group] = v;
+    double* rv = red_v + 32 * half;
+    half ^= 1;
+    if (lane == 0) rv[group] = v;
     __syncthreads();
-    double r = red_v[0];
-    for (int g = 1; g < ngroups; ++g) r = fmax(r, red_v[g]);
-    __syncthreads();
+    double r = lane < ngroups ? rv[lane] : 0.0;  // values are >= 0
+    for (int o = 16; o > 0; o >>= 1) r = fmax(r, __shfl_xor_sync(0xffffffffu, r, o));  // every lane gets it
     return r;
   }
   /// Largest v, smallest i among equal v (i = -1 only with v = 0, which loses to any i >= 0 with v = 0 too).
   __device__ static bool better(double v, int i, double bv, int bi) {
     return v > bv || (v == bv && i >= 0 && (bi < 0 || i < bi));
   }
-  __device__ void argmax_all(double& v, int& i) const {
+  __device__ void argmax_all(double& v, int& i) {
     for (int o = 16; o > 0; o >>= 1) {
       const double ov = __shfl_xor_sync(0xffffffffu, v, o);
       const int oi = __shfl_xor_sync(0xffffffffu, i, o);
@@ -43,28 +47,33 @@ struct BlockTeam {
         i = oi;
       }
     }
+    double* rv = red_v + 32 * half;
+    int* ri = red_i + 32 * half;
+    half ^= 1;
     if (lane == 0) {
-      red_v[group] = v;
-      red_i[group] = i;
+      rv[group] = v;
+      ri[group] = i;
     }
     __syncthreads();
-    v = red_v[0];
-    i = red_i[0];
-    for (int g = 1; g < ngroups; ++g)
-      if (better(red_v[g], red_i[g], v, i)) {
-        v = red_v[g];
-        i = red_i[g];
+    v = lane < ngroups ? rv[lane] : 0.0;
+    i = lane < ngroups ? ri[lane] : -1;
+    for (int o = 16; o > 0; o >>= 1) {  // every lane gets it
+      const double ov = __shfl_xor_sync(0xffffffffu, v, o);
+      const int oi = __shfl_xor_sync(0xffffffffu, i, o);
+      if (better(ov, oi, v, i)) {
+        v = ov;
+        i = oi;
       }
-    __syncthreads();
+    }
   }
 };
 
 __global__ void __launch_bounds__(256) small_fronts_kernel(SmallFrontArgs a) {
   extern __shared__ double smem[];
-  __shared__ double red_v[32];
-  __shared__ int red_i[32];
+  __shared__ double red_v[64];
+  __shared__ int red_i[64];
   BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
-              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), red_v, red_i};
+              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), red_v, red_i, 0};
   small::factor_small_node(t, a, static_cast<int>(blockIdx.x), reinterpret_cast<unsigned char*>(smem));
 }
 

@@ -14,10 +14,13 @@
 // window column of largest |a_rj| (first on ties) when the 2x2 test passes, else the candidate is tried again
 // only after the next accepted pivot; a window that made progress is followed by its failed columns plus ib new
 // ones, a window without progress is doubled until it covers every remaining candidate; the rest is delayed, or
-// on a root (m == p) the relaxed pass with u = 0 and forced pivots. The pivot tests are pivot_tests.hpp's.
-// Unlike the CPU path, every accepted pivot updates the whole trailing triangle at once (the front is small and
-// in shared memory), so the values equal the CPU path's up to rounding and the pivot decisions match it except
-// where a comparison is within rounding of its threshold.
+// on a root (m == p) the relaxed pass with u = 0 and forced pivots. The pivot tests are pivot_tests.hpp's. (The
+// CPU path marks failed candidates as tried until the next accepted pivot; since its scan only moves forward
+// between accepted pivots, the marks never change a decision, and this code has none.)
+// Updates as on the CPU path: an accepted pivot updates the other columns of its window (over all their rows),
+// and a window's pivots update every column after the window at once when it ends (trailing_update); the sums
+// are ordered differently, so the values equal the CPU path's up to rounding and the pivot decisions match it
+// except where a comparison is within rounding of its threshold.
 #pragma once
 #include <cmath>
 
@@ -93,11 +96,10 @@ struct FrontRef {
   SSIDS_HOST_DEVICE double sym(int i, int j) const { return i >= j ? at(i, j) : at(j, i); }
 };
 
-/// Workspace of one front's factorization (shared memory on the device): w1, w2 of m doubles each, tried of p.
+/// Workspace of one front's factorization (shared memory on the device): w1, w2 of m doubles each.
 struct SmallWork {
   double* w1;
   double* w2;
-  unsigned char* tried;
 };
 
 template <class Team>
@@ -150,9 +152,10 @@ SSIDS_HOST_DEVICE void symmetric_swap(Team& t, const FrontRef& f, int x, int y, 
   t.sync();
 }
 
-/// 1x1 pivot at position j, moved to k: L column = column / D, the whole trailing triangle updated. Returns k+1.
+/// 1x1 pivot at position j, moved to k: L column = column / D (all rows), the window's other columns (k, e)
+/// updated over their rows. Returns k+1.
 template <class Team>
-SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int* vars, double* d, SmallWork& ws) {
+SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e, int* vars, double* d, SmallWork& ws) {
   symmetric_swap(t, f, k, j, vars);
   const double dkk = f.at(k, k);
   for (int i = k + 1 + t.tid; i < f.m; i += t.nth) {
@@ -166,8 +169,8 @@ SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int* v
     d[2 * k] = dkk;
     d[2 * k + 1] = 0.0;
   }
-  // F(i, c) -= l_i w_c for k < c <= i < m: columns over the groups, rows over the lanes
-  for (int c = k + 1 + t.group; c < f.m; c += t.ngroups) {
+  // F(i, c) -= l_i w_c for k < c < e, c <= i < m: columns over the groups, rows over the lanes
+  for (int c = k + 1 + t.group; c < e; c += t.ngroups) {
     const double wc = ws.w1[c];
     for (int i = c + t.lane; i < f.m; i += t.nlanes) f.at(i, c) = sub(f.at(i, c), mul(f.at(i, k), wc));
   }
@@ -175,9 +178,11 @@ SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int* v
   return k + 1;
 }
 
-/// 2x2 pivot on positions j and r, moved to k and k+1 in their order. Returns k+2.
+/// 2x2 pivot on positions j and r, moved to k and k+1 in their order; updates the window's columns [k+2, e).
+/// Returns k+2.
 template <class Team>
-SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r, int* vars, double* d, SmallWork& ws) {
+SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r, int e, int* vars, double* d,
+                                SmallWork& ws) {
   const int first = j < r ? j : r, second = j < r ? r : j;
   symmetric_swap(t, f, k, first, vars);
   symmetric_swap(t, f, k + 1, second, vars);
@@ -201,7 +206,7 @@ SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r,
     d[2 * k + 2] = a22;
     d[2 * k + 3] = 0.0;
   }
-  for (int c = k + 2 + t.group; c < f.m; c += t.ngroups) {
+  for (int c = k + 2 + t.group; c < e; c += t.ngroups) {
     const double w1 = ws.w1[c], w2 = ws.w2[c];
     for (int i = c + t.lane; i < f.m; i += t.nlanes)
       f.at(i, c) = sub(f.at(i, c), add(mul(f.at(i, k), w1), mul(f.at(i, k + 1), w2)));
@@ -224,22 +229,51 @@ SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* 
   return k + 1;
 }
 
+/// The pivots [k0, k1) (their L columns and D final) applied to the columns [e, m) after the window:
+/// F(i, c) -= sum_t L(i, t) W(c, t) for e <= c <= i < m, with W = L D, which is first formed in the front's unused
+/// upper triangle (W(c, t) at position (t, c), t < k1 <= e <= c), where a warp reads it as a broadcast.
+template <class Team>
+SSIDS_HOST_DEVICE void trailing_update(Team& t, const FrontRef& f, const double* d, int k0, int k1, int e) {
+  if (k1 <= k0 || e >= f.m) return;
+  for (int c = e + t.tid; c < f.m; c += t.nth) {
+    for (int q = k0; q < k1;) {
+      const double l1 = f.at(c, q);
+      if (d[2 * q + 1] != 0.0) {  // 2x2 pivot (q, q+1)
+        const double l2 = f.at(c, q + 1), d11 = d[2 * q], d21 = d[2 * q + 1], d22 = d[2 * q + 2];
+        f.at(q, c) = add(mul(l1, d11), mul(l2, d21));
+        f.at(q + 1, c) = add(mul(l1, d21), mul(l2, d22));
+        q += 2;
+      } else {
+        f.at(q, c) = mul(l1, d[2 * q]);
+        q += 1;
+      }
+    }
+  }
+  t.sync();
+  for (int c = e + t.group; c < f.m; c += t.ngroups) {
+    const double* wc = &f.at(0, c);  // W(c, q) at wc[q]
+    for (int i = c + t.lane; i < f.m; i += t.nlanes) {
+      double acc = 0.0;
+      for (int q = k0; q < k1; ++q) acc = add(acc, mul(f.at(i, q), wc[q]));
+      f.at(i, c) = sub(f.at(i, c), acc);
+    }
+  }
+  t.sync();
+}
+
 /// Threshold pivoting inside the window [k, e) (dense_ldlt.cpp's factor_window). Returns the new k.
 template <class Team>
 SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, double u, double small, int* vars,
                                     double* d, SmallWork& ws) {
-  for (int c = k + t.tid; c < e; c += t.nth) ws.tried[c] = 0;
-  t.sync();
   int j = k;
   while (true) {
-    while (j < e && ws.tried[j]) ++j;
     if (j >= e) break;
     const double ajj = f.at(j, j);
     const double gj = column_absmax(t, f, k, j, -1);
     if (std::fmax(std::fabs(ajj), gj) <= small) {
       k = pivot_zero(t, f, k, j, vars, d);
     } else if (one_by_one_ok(ajj, gj, u, small)) {
-      k = pivot_1x1(t, f, k, j, vars, d, ws);
+      k = pivot_1x1(t, f, k, j, e, vars, d, ws);
     } else {
       // 2x2 partner: the other window column with the largest |a_rj| (first on ties; none if all are 0)
       double best = 0.0;
@@ -261,17 +295,13 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
         ok = two_by_two_ok(ajj, arj, arr, gj2, gr2, u);
       }
       if (ok) {
-        k = pivot_2x2(t, f, k, j, r, vars, d, ws);
+        k = pivot_2x2(t, f, k, j, r, e, vars, d, ws);
       } else {
-        if (t.tid == 0) ws.tried[j] = 1;
-        t.sync();
-        ++j;
+        ++j;  // tried again only after the next accepted pivot
         continue;
       }
     }
-    for (int c = k + t.tid; c < e; c += t.nth) ws.tried[c] = 0;
-    t.sync();
-    j = k;
+    j = k;  // every remaining candidate has changed: all are eligible again
   }
   return k;
 }
@@ -290,6 +320,7 @@ SSIDS_HOST_DEVICE int ldlt_small(Team& t, const FrontRef& f, int p, double u, do
     const int e = k + w;
     const int knew = factor_window(t, f, k, e, u, small, vars, d, ws);
     if (knew > k) {
+      trailing_update(t, f, d, k, knew, e);  // the columns after the window catch up
       k = knew;
       wnext = (e - knew) + ib;
     } else {
@@ -305,7 +336,7 @@ SSIDS_HOST_DEVICE int ldlt_small(Team& t, const FrontRef& f, int p, double u, do
       for (int c = k + 1; c < p; ++c)  // every thread scans the diagonal: the same answer everywhere
         if (std::fabs(f.at(c, c)) > std::fabs(f.at(best, best))) best = c;
       t.sync();  // before the pivot below moves diagonal entries
-      if (std::fabs(f.at(best, best)) > small) k = pivot_1x1(t, f, k, best, vars, d, ws);
+      if (std::fabs(f.at(best, best)) > small) k = pivot_1x1(t, f, k, best, p, vars, d, ws);
       else k = pivot_zero(t, f, k, k, vars, d);
     }
   }
@@ -315,19 +346,24 @@ SSIDS_HOST_DEVICE int ldlt_small(Team& t, const FrontRef& f, int p, double u, do
 /// Positive-definite mode: pivots in order, 1x1, none may be <= 0. Returns p, or -(c + 1) for the first column
 /// c whose pivot is not positive.
 template <class Team>
-SSIDS_HOST_DEVICE int ldlt_small_posdef(Team& t, const FrontRef& f, int p, int* vars, double* d, SmallWork& ws) {
-  for (int k = 0; k < p; ++k) {
-    if (!(f.at(k, k) > 0.0)) return -(k + 1);
-    pivot_1x1(t, f, k, k, vars, d, ws);
+SSIDS_HOST_DEVICE int ldlt_small_posdef(Team& t, const FrontRef& f, int p, int ib, int* vars, double* d,
+                                        SmallWork& ws) {
+  for (int k0 = 0; k0 < p; k0 += ib) {
+    const int e = k0 + ib < p ? k0 + ib : p;
+    for (int k = k0; k < e; ++k) {
+      if (!(f.at(k, k) > 0.0)) return -(k + 1);
+      pivot_1x1(t, f, k, k, e, vars, d, ws);
+    }
+    trailing_update(t, f, d, k0, e, e);
   }
   return p;
 }
 
-/// Shared-memory (or host) layout of one small front: the front with leading dimension ld, vars, w1, w2, tried.
+/// Shared-memory (or host) layout of one small front: the front with leading dimension ld, w1, w2, vars.
 SSIDS_HOST_DEVICE int small_front_ld(int m) { return m | 1; }  // odd: a row of the front spreads over the banks
 SSIDS_HOST_DEVICE long long small_front_bytes(int m_cap) {
   const long long ld = small_front_ld(m_cap);
-  return 8 * (ld * m_cap + 2LL * m_cap) + 4LL * m_cap + m_cap;
+  return 8 * (ld * m_cap + 2LL * m_cap) + 4LL * m_cap;
 }
 
 /// Node s of the launch (a.nodes[b]): sizes from its children's results, assembly of A and of the children's
@@ -359,7 +395,6 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
   ws.w1 = f.a + static_cast<long long>(ld) * m;
   ws.w2 = ws.w1 + m;
   int* vars = reinterpret_cast<int*>(ws.w2 + m);
-  ws.tried = reinterpret_cast<unsigned char*>(vars + m);
 
   // ---- assembly: zero, variables, A, children in order
   for (int j = t.group; j < m; j += t.ngroups)
@@ -406,7 +441,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
   double* d = a.dstore + slot.d_off;
   int nelim;
   if (a.posdef) {
-    nelim = ldlt_small_posdef(t, f, p, vars, d, ws);
+    nelim = ldlt_small_posdef(t, f, p, a.ib, vars, d, ws);
     if (nelim < 0) {
       if (t.tid == 0) a.res[s] = SmallResult{small_not_posdef, m, p, 0, vars[-nelim - 1]};
       return;
