@@ -48,7 +48,8 @@ const char* sap_help =
     "  -o, --output FILE  write the solution x (Matrix Market array n x 1; gzip when FILE ends in .gz)\n"
     "  --backend cpu|gpu|auto  where setup and the Krylov iteration run (default cpu; auto = gpu when present)\n"
     "  --mixed            GPU: preconditioner in single precision inside the double Krylov iteration\n"
-    "  --json             one JSON object on stdout (times in seconds; \"warnings\" and \"info\" arrays)\n"
+    "  --json             one JSON object on stdout (times in seconds; \"warnings\" and \"info\" arrays)\n";
+const char* sap_exit_help =
     "Exit status 3 when the iteration stops without reaching the tolerance (iteration limit, breakdown, NaN):\n"
     "the report is printed and the best iterate written all the same.\n";
 
@@ -158,7 +159,7 @@ int cmd_sap(int argc, char** argv) {
                                           "--mixed", "--quiet", "--progress"};
   Args args(argc, argv, 2, flags);
   if (args.has("--help")) {
-    std::printf("%s%s", sap_help, input_option_help);
+    std::printf("%s%s%s", sap_help, input_option_help, sap_exit_help);
     return exit_status::ok;
   }
   std::vector<std::string> known = flags;

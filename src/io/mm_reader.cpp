@@ -220,12 +220,19 @@ offset_t merge_lower(index_t n, const Compressed& low, const Compressed& up, Sym
 Compressed lower_from_symmetric_file(index_t n, const Triplets& t, SymmetricEntries policy, MatrixReport& report,
                                      const EntryLines& lines) {
   const std::size_t nnz = t.row.size();
-  std::size_t nupper = 0;
-  for (std::size_t k = 0; k < nnz; ++k) nupper += t.row[k] < t.col[k];
+  std::size_t nupper = 0, nlower = 0;  // strict triangles
+  for (std::size_t k = 0; k < nnz; ++k) {
+    nupper += t.row[k] < t.col[k];
+    nlower += t.row[k] > t.col[k];
+  }
   report.upper = clamp_count(static_cast<offset_t>(nupper));
   Compressed low;
-  if (nupper == 0) {  // the usual case: one triangle as the format says, nothing to resolve
-    report.duplicates = clamp_count(compress_sorted(n, n, t.col, t.row, t.val, false, low));
+  if (nupper == 0 || nlower == 0) {
+    // one triangle only (the lower one, as the format says, or the upper one read transposed): no position
+    // can be stored twice, nothing to resolve
+    const bool transposed = nlower == 0;
+    report.duplicates = clamp_count(
+        compress_sorted(n, n, transposed ? t.row : t.col, transposed ? t.col : t.row, t.val, false, low));
     return low;
   }
   // split: lower part (diagonal included) as stored, upper part mirrored into lower coordinates
