@@ -49,8 +49,9 @@ Backend choose_backend(const Options& options, const detail::Symbolic& sym) {
 /// A structurally singular matrix (a maximum matching of cardinality `structural_rank` < n) is singular
 /// whatever its values, so at least n - structural_rank of its pivots are zero in exact arithmetic; rounding
 /// can leave them as tiny values above options.small. When fewer zero pivots were found, the missing ones
-/// are taken from the smallest 1x1 pivots that are negligible (|d| <= sqrt(eps) max|D|): D is set to 0
-/// there (as for a zero pivot; the solve then sets that component to 0) and the inertia and rank follow.
+/// are taken from the smallest 1x1 pivots that are negligible (|d| <= sqrt(eps) max|D|): D and D^{-1} are
+/// set to 0 there, as for a zero pivot (L keeps its column: dropping d l l^T perturbs A by at most
+/// |d| / u^2), and the inertia and rank follow.
 /// Returns the number of pivots so converted; `largest` receives the largest |d| converted.
 index_t zero_structural_pivots(detail::NumericFactors& nf, index_t structural_rank, Inform& inform, double& largest) {
   largest = 0.0;
