@@ -336,3 +336,12 @@ TEST_CASE("cli checks: the GPU backend without a device or driver says so") {
   else
     CHECK(contains(r.err, "no CUDA-capable device or driver found"));
 }
+
+TEST_CASE("cli checks: a CPU solve neither loads cuBLAS nor needs it - the GPU path opens it on first use") {
+  // the dynamic loader lists every library it opens (LD_DEBUG=files); libcublas must not be among them
+  CliResult r = ssids_test::run_cli("solve gen:laplace2d:12 --backend cpu", "LD_DEBUG=files");
+  CHECK(r.status == 0);
+  REQUIRE(contains(r.err, "file="));  // the loader did report (else this test could not fail)
+  CHECK(!contains(r.err, "libcublas"));
+  CHECK(!contains(r.err, "libcublasLt"));
+}

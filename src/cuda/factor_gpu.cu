@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "cuda/cublas_loader.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_factors.cuh"
 #include "factor/factor_tables.hpp"
@@ -63,16 +64,16 @@ class Blas {
   explicit Blas(cudaStream_t s) {
     // the handle's work space counts as one device allocation (failure injection, leak counts)
     if (device_allocation_fails()) throw Error(flag::allocation, "GPU out of memory in cublasCreate (injected failure)");
-    check_cublas(cublasCreate(&h_), "cublasCreate");
+    check_cublas(cublas().create(&h_), "cublasCreate");
     device_allocation_made();
-    if (cublasSetStream(h_, s) != CUBLAS_STATUS_SUCCESS) {
-      cublasDestroy(h_);
+    if (cublas().set_stream(h_, s) != CUBLAS_STATUS_SUCCESS) {
+      cublas().destroy(h_);
       device_allocation_released();
       throw Error(flag::cublas, "cublasSetStream failed");
     }
   }
   ~Blas() {
-    cublasDestroy(h_);
+    cublas().destroy(h_);
     device_allocation_released();
   }
   Blas(const Blas&) = delete;
@@ -378,7 +379,7 @@ void launch_updates(const UpdatePlan& pl, const UpdateTask* dmma, SideBlas& side
     for (size_t i = 0; i < pl.plain.size(); ++i) {
       const UpdatePlan::Piece& q = pl.plain[i];
       const UpdateTask& u = q.u;
-      Blas::check_cublas(cublasDgemm(side.handle(static_cast<int>(i)), CUBLAS_OP_N, CUBLAS_OP_T, q.mr, q.nc, u.kdim,
+      Blas::check_cublas(cublas().dgemm(side.handle(static_cast<int>(i)), CUBLAS_OP_N, CUBLAS_OP_T, q.mr, q.nc, u.kdim,
                                      &minus_one, u.l + q.r, u.ldl, u.w + q.c, u.ldw, &one,
                                      u.c + q.r + static_cast<long long>(q.c) * u.ldc, u.ldc),
                          "cublasDgemm (update)");
@@ -720,10 +721,21 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       a.small = prm.small;
       a.ib = pl.ib;
       a.posdef = prm.posdef;
+      DeviceBuffer<unsigned long long> dprof;  // --print-level 3: where the kernel's cycles go
+      if (options.print_level >= 3) {
+        dprof.reserve_discard(8);
+        check_cuda(cudaMemsetAsync(dprof.get(), 0, 8 * sizeof(unsigned long long), st), "cudaMemsetAsync");
+        a.prof = dprof.get();
+      }
       ev_small0.record(st);
+      std::vector<std::unique_ptr<Event>> ev_launch;
       for (int L = 0; L < pl.launches(); ++L) {
         a.nodes = sp->nodes.get() + pl.launch_ptr[L];
         launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], st);
+        if (a.prof) {
+          ev_launch.push_back(std::make_unique<Event>());
+          ev_launch.back()->record(st);
+        }
       }
       ev_small1.record(st);
       small_launches += pl.launches();
@@ -731,6 +743,17 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
                                  cudaMemcpyDeviceToHost, st), "cudaMemcpyAsync small-front results");
       stream.sync();
       t_small_device = ev_small1.since(ev_small0);
+      for (size_t L = 0; L < ev_launch.size(); ++L)
+        std::fprintf(stderr, "ssids gpu factor: small fronts launch %d: %d fronts, m_cap %d, %.3f ms\n",
+                     static_cast<int>(L), pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L],
+                     1e3 * ev_launch[L]->since(L ? *ev_launch[L - 1] : ev_small0));
+      if (a.prof) {
+        unsigned long long c[8];
+        check_cuda(cudaMemcpy(c, a.prof, sizeof c, cudaMemcpyDeviceToHost), "cudaMemcpy profile");
+        std::fprintf(stderr, "ssids gpu factor: small fronts, summed over blocks (thread 0): cycles start %llu, "
+                     "zero+A %llu, children %llu, factor %llu, output %llu; column maxima %llu, trailing updates %llu, "
+                     "1x1 pivots %llu\n", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+      }
       for (index_t s = 0; s < sym.nsup; ++s)
         if (pl.small[s] && hres[s].state == small_not_posdef)
           throw Error(flag::not_posdef, "matrix is not positive definite: pivot of column " +

@@ -23,7 +23,21 @@ struct BlockTeam {
   double* red_v;
   int* red_i;
   int half = 0;
+  unsigned long long* prof = nullptr;  // SmallFrontArgs::prof
+  long long last = 0;
   __device__ void sync() const { __syncthreads(); }
+  /// Phases 0-4 of factor_small_node accumulate clock cycles (phase 0: from the kernel's start); 5, 6, 7 count
+  /// column maxima, trailing updates and 1x1 pivots.
+  __device__ void mark(int phase) {
+    if (!prof || tid != 0) return;
+    const long long now = clock64();
+    if (phase <= 4) {
+      atomicAdd(prof + phase, static_cast<unsigned long long>(now - last));
+      last = now;
+    } else {
+      atomicAdd(prof + phase, 1ULL);
+    }
+  }
   __device__ double max_all(double v) {
     for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
     double* rv = red_v + 32 * half;
@@ -33,6 +47,10 @@ struct BlockTeam {
     double r = lane < ngroups ? rv[lane] : 0.0;  // values are >= 0
     for (int o = 16; o > 0; o >>= 1) r = fmax(r, __shfl_xor_sync(0xffffffffu, r, o));  // every lane gets it
     return r;
+  }
+  __device__ double group_max(double v) const {
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
   }
   /// Largest v, smallest i among equal v (i = -1 only with v = 0, which loses to any i >= 0 with v = 0 too).
   __device__ static bool better(double v, int i, double bv, int bi) {
@@ -73,7 +91,7 @@ __global__ void __launch_bounds__(256) small_fronts_kernel(SmallFrontArgs a) {
   __shared__ double red_v[64];
   __shared__ int red_i[64];
   BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
-              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), red_v, red_i, 0};
+              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), red_v, red_i, 0, a.prof, clock64()};
   small::factor_small_node(t, a, static_cast<int>(blockIdx.x), reinterpret_cast<unsigned char*>(smem));
 }
 

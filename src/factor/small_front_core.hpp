@@ -18,7 +18,7 @@
 // CPU path marks failed candidates as tried until the next accepted pivot; since its scan only moves forward
 // between accepted pivots, the marks never change a decision, and this code has none.)
 // Updates as on the CPU path: an accepted pivot updates the other columns of its window (over all their rows),
-// and a window's pivots update every column after the window at once when it ends (trailing_update); the sums
+// and a window's pivots update every column after the window at once when it ends (finish_window); the sums
 // are ordered differently, so the values equal the CPU path's up to rounding and the pivot decisions match it
 // except where a comparison is within rounding of its threshold.
 #pragma once
@@ -68,6 +68,14 @@ SSIDS_HOST_DEVICE double dvd(double a, double b) {
   return a / b;
 #endif
 }
+/// 1/a rounded to nearest (the same value as dvd(1, a)).
+SSIDS_HOST_DEVICE double rcp(double a) {
+#if defined(__CUDA_ARCH__)
+  return __drcp_rn(a);
+#else
+  return 1.0 / a;
+#endif
+}
 
 /// Inverse of a 2x2 pivot with the operations above (two_by_two_inverse's formulas).
 SSIDS_HOST_DEVICE void inverse_2x2(double a11, double a21, double a22, double& i11, double& i21, double& i22) {
@@ -84,6 +92,10 @@ struct HostTeam {
   static constexpr int group = 0, ngroups = 1, lane = 0, nlanes = 1;
   void sync() const {}
   double max_all(double v) const { return v; }
+  /// Largest v over the group (a warp on the device), in every lane.
+  double group_max(double v) const { return v; }
+  /// Profiling hook of the device team (time since the last mark, to counter `phase`); nothing on the host.
+  void mark(int /*phase*/) {}
   /// (v, i) with the largest v, the smallest i among equal v; here the caller's own candidate.
   void argmax_all(double& /*v*/, int& /*i*/) const {}
 };
@@ -96,14 +108,23 @@ struct FrontRef {
   SSIDS_HOST_DEVICE double sym(int i, int j) const { return i >= j ? at(i, j) : at(j, i); }
 };
 
-/// Workspace of one front's factorization (shared memory on the device): w1, w2 of m doubles each.
+/// Workspace of one front's factorization (shared memory on the device): dinv, 2m doubles, D^{-1} of the pivots
+/// of the current window in D's layout (1/d for a 1x1, i11 i21 i22 for a 2x2); gpart, two areas (32 doubles
+/// each, the first used): the largest |entry| of the column after an accepted pivot, below its diagonal (the next
+/// candidate's column maximum, computed by group 0 during the update). Pivots write the two areas in turn
+/// (gsel): a thread may still read the last pivot's value while a faster one writes the next pivot's, since a
+/// pivot whose candidate is already in place passes no barrier before its update.
 struct SmallWork {
-  double* w1;
-  double* w2;
+  double* dinv;
+  double* gpart;
+  int gsel = 0;
+  SSIDS_HOST_DEVICE double* gpart_next() { return gpart + 32 * gsel; }
+  SSIDS_HOST_DEVICE const double* gpart_last() const { return gpart + 32 * (gsel ^ 1); }
 };
 
 template <class Team>
 SSIDS_HOST_DEVICE double column_absmax(Team& t, const FrontRef& f, int k, int j, int ex) {
+  t.mark(5);
   double r = 0.0;
   for (int c = k + t.tid; c < j; c += t.nth)
     if (c != ex) r = std::fmax(r, std::fabs(f.at(j, c)));
@@ -152,34 +173,46 @@ SSIDS_HOST_DEVICE void symmetric_swap(Team& t, const FrontRef& f, int x, int y, 
   t.sync();
 }
 
-/// 1x1 pivot at position j, moved to k: L column = column / D (all rows), the window's other columns (k, e)
-/// updated over their rows. Returns k+1.
+// Inside a window the pivots' columns are left unscaled (column k holds (L D)(:, k)) and the pivots' diagonal
+// entries hold D: a pivot is then one barrier (its update reads nothing another thread writes in the same
+// step). finish_window scales them into L when the window ends.
+
+/// 1x1 pivot at position j, moved to k: the window's other columns (k, e) updated over their rows,
+/// F(i, c) -= F(i, k) (F(c, k) / d); columns over the groups, rows over the lanes. Leaves in ws.gpart the maximum
+/// of column k+1 below its diagonal (group 0's column; meaningful when k + 1 < e). Returns k+1.
 template <class Team>
 SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e, int* vars, double* d, SmallWork& ws) {
   symmetric_swap(t, f, k, j, vars);
   const double dkk = f.at(k, k);
-  for (int i = k + 1 + t.tid; i < f.m; i += t.nth) {
-    const double v = f.at(i, k);
-    ws.w1[i] = v;
-    f.at(i, k) = dvd(v, dkk);
-  }
-  t.sync();  // every thread has read dkk before the diagonal is overwritten below
+  const double rd = rcp(dkk);
   if (t.tid == 0) {
-    f.at(k, k) = 1.0;
     d[2 * k] = dkk;
     d[2 * k + 1] = 0.0;
+    ws.dinv[2 * k] = rd;
+    ws.dinv[2 * k + 1] = 0.0;
   }
-  // F(i, c) -= l_i w_c for k < c < e, c <= i < m: columns over the groups, rows over the lanes
+  double g = 0.0;
   for (int c = k + 1 + t.group; c < e; c += t.ngroups) {
-    const double wc = ws.w1[c];
-    for (int i = c + t.lane; i < f.m; i += t.nlanes) f.at(i, c) = sub(f.at(i, c), mul(f.at(i, k), wc));
+    const double wc = mul(f.at(c, k), rd);
+    for (int i = c + t.lane; i < f.m; i += t.nlanes) {
+      const double v = sub(f.at(i, c), mul(f.at(i, k), wc));
+      f.at(i, c) = v;
+      if (c == k + 1 && i > c) g = std::fmax(g, std::fabs(v));
+    }
   }
+  if (t.group == 0) {
+    g = t.group_max(g);
+    if (t.lane == 0) ws.gpart_next()[0] = g;
+  }
+  ws.gsel ^= 1;
   t.sync();
+  t.mark(7);
   return k + 1;
 }
 
-/// 2x2 pivot on positions j and r, moved to k and k+1 in their order; updates the window's columns [k+2, e).
-/// Returns k+2.
+/// 2x2 pivot on positions j and r, moved to k and k+1 in their order; updates the window's columns [k+2, e),
+/// F(i, c) -= [F(i, k) F(i, k+1)] D^{-1} [F(c, k); F(c, k+1)], mapped as in pivot_1x1. Leaves in ws.gpart the
+/// maximum of column k+2 below its diagonal (group 0's column). Returns k+2.
 template <class Team>
 SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r, int e, int* vars, double* d,
                                 SmallWork& ws) {
@@ -189,73 +222,107 @@ SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r,
   const double a11 = f.at(k, k), a21 = f.at(k + 1, k), a22 = f.at(k + 1, k + 1);
   double i11, i21, i22;
   inverse_2x2(a11, a21, a22, i11, i21, i22);
-  for (int i = k + 2 + t.tid; i < f.m; i += t.nth) {
-    const double x = f.at(i, k), y = f.at(i, k + 1);
-    ws.w1[i] = x;
-    ws.w2[i] = y;
-    f.at(i, k) = add(mul(x, i11), mul(y, i21));
-    f.at(i, k + 1) = add(mul(x, i21), mul(y, i22));
-  }
-  t.sync();  // every thread has read the pivot block before it is overwritten below
   if (t.tid == 0) {
-    f.at(k, k) = 1.0;
-    f.at(k + 1, k) = 0.0;
-    f.at(k + 1, k + 1) = 1.0;
     d[2 * k] = a11;
     d[2 * k + 1] = a21;
     d[2 * k + 2] = a22;
     d[2 * k + 3] = 0.0;
+    ws.dinv[2 * k] = i11;
+    ws.dinv[2 * k + 1] = i21;
+    ws.dinv[2 * k + 2] = i22;
+    ws.dinv[2 * k + 3] = 0.0;
   }
+  double g = 0.0;
   for (int c = k + 2 + t.group; c < e; c += t.ngroups) {
-    const double w1 = ws.w1[c], w2 = ws.w2[c];
-    for (int i = c + t.lane; i < f.m; i += t.nlanes)
-      f.at(i, c) = sub(f.at(i, c), add(mul(f.at(i, k), w1), mul(f.at(i, k + 1), w2)));
+    const double x = f.at(c, k), y = f.at(c, k + 1);
+    const double w1 = add(mul(x, i11), mul(y, i21)), w2 = add(mul(x, i21), mul(y, i22));
+    for (int i = c + t.lane; i < f.m; i += t.nlanes) {
+      const double v = sub(f.at(i, c), add(mul(f.at(i, k), w1), mul(f.at(i, k + 1), w2)));
+      f.at(i, c) = v;
+      if (c == k + 2 && i > c) g = std::fmax(g, std::fabs(v));
+    }
   }
+  if (t.group == 0) {
+    g = t.group_max(g);
+    if (t.lane == 0) ws.gpart_next()[0] = g;
+  }
+  ws.gsel ^= 1;
   t.sync();
   return k + 2;
 }
 
-/// Zero pivot at position j, moved to k: D = 0, L column = e_k, no update. Returns k+1.
+/// Zero pivot at position j, moved to k: D = 0, D^{-1} = 0 (its column becomes 0 when scaled), no update.
+/// Returns k+1.
 template <class Team>
-SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* vars, double* d) {
+SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* vars, double* d, SmallWork& ws) {
   symmetric_swap(t, f, k, j, vars);
-  for (int i = k + 1 + t.tid; i < f.m; i += t.nth) f.at(i, k) = 0.0;
   if (t.tid == 0) {
-    f.at(k, k) = 1.0;
     d[2 * k] = 0.0;
     d[2 * k + 1] = 0.0;
+    ws.dinv[2 * k] = 0.0;
+    ws.dinv[2 * k + 1] = 0.0;
   }
   t.sync();
   return k + 1;
 }
 
-/// The pivots [k0, k1) (their L columns and D final) applied to the columns [e, m) after the window:
-/// F(i, c) -= sum_t L(i, t) W(c, t) for e <= c <= i < m, with W = L D, which is first formed in the front's unused
-/// upper triangle (W(c, t) at position (t, c), t < k1 <= e <= c), where a warp reads it as a broadcast.
+/// Ends a window whose pivots [k0, k1) are in place unscaled: first the columns [e, m) after the window catch up,
+/// F(i, c) -= sum_q F(i, q) W(c, q) for e <= c <= i < m with W = F(c, k0:k1) D^{-1} formed in the front's unused
+/// upper triangle (W(c, q) at (q, c), q < k1 <= e <= c, where a warp reads it as a broadcast); then the pivots'
+/// columns are scaled into L (unit diagonal, 0 at (q+1, q) of a 2x2).
 template <class Team>
-SSIDS_HOST_DEVICE void trailing_update(Team& t, const FrontRef& f, const double* d, int k0, int k1, int e) {
-  if (k1 <= k0 || e >= f.m) return;
-  for (int c = e + t.tid; c < f.m; c += t.nth) {
-    for (int q = k0; q < k1;) {
-      const double l1 = f.at(c, q);
-      if (d[2 * q + 1] != 0.0) {  // 2x2 pivot (q, q+1)
-        const double l2 = f.at(c, q + 1), d11 = d[2 * q], d21 = d[2 * q + 1], d22 = d[2 * q + 2];
-        f.at(q, c) = add(mul(l1, d11), mul(l2, d21));
-        f.at(q + 1, c) = add(mul(l1, d21), mul(l2, d22));
-        q += 2;
-      } else {
-        f.at(q, c) = mul(l1, d[2 * q]);
-        q += 1;
+SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d, const SmallWork& ws, int k0, int k1,
+                                     int e) {
+  if (k1 <= k0) return;
+  const double* dinv = ws.dinv;
+  if (e < f.m) {
+    t.mark(6);
+    for (int c = e + t.tid; c < f.m; c += t.nth) {
+      for (int q = k0; q < k1;) {
+        const double x = f.at(c, q);
+        if (d[2 * q + 1] != 0.0) {  // 2x2 pivot (q, q+1)
+          const double y = f.at(c, q + 1);
+          f.at(q, c) = add(mul(x, dinv[2 * q]), mul(y, dinv[2 * q + 1]));
+          f.at(q + 1, c) = add(mul(x, dinv[2 * q + 1]), mul(y, dinv[2 * q + 2]));
+          q += 2;
+        } else {
+          f.at(q, c) = mul(x, dinv[2 * q]);
+          q += 1;
+        }
       }
     }
+    t.sync();
+    for (int c = e + t.group; c < f.m; c += t.ngroups) {
+      const double* wc = &f.at(0, c);  // W(c, q) at wc[q]
+      for (int i = c + t.lane; i < f.m; i += t.nlanes) {
+        double acc = 0.0;
+        for (int q = k0; q < k1; ++q) acc = add(acc, mul(f.at(i, q), wc[q]));
+        f.at(i, c) = sub(f.at(i, c), acc);
+      }
+    }
+    t.sync();
   }
-  t.sync();
-  for (int c = e + t.group; c < f.m; c += t.ngroups) {
-    const double* wc = &f.at(0, c);  // W(c, q) at wc[q]
-    for (int i = c + t.lane; i < f.m; i += t.nlanes) {
-      double acc = 0.0;
-      for (int q = k0; q < k1; ++q) acc = add(acc, mul(f.at(i, q), wc[q]));
-      f.at(i, c) = sub(f.at(i, c), acc);
+  // scale: L(i, q) = F(i, q) / d (1x1), [L(i, q) L(i, q+1)] = [F(i, q) F(i, q+1)] D^{-1} (2x2), rows below the pivot
+  for (int q = k0 + t.group; q < k1; q += t.ngroups) {
+    const bool two = d[2 * q + 1] != 0.0;
+    const bool second = q > k0 && d[2 * q - 1] != 0.0;  // the second column of a 2x2: done with the first
+    if (second) continue;
+    if (two) {
+      const double i11 = dinv[2 * q], i21 = dinv[2 * q + 1], i22 = dinv[2 * q + 2];
+      for (int i = q + 2 + t.lane; i < f.m; i += t.nlanes) {
+        const double x = f.at(i, q), y = f.at(i, q + 1);
+        f.at(i, q) = add(mul(x, i11), mul(y, i21));
+        f.at(i, q + 1) = add(mul(x, i21), mul(y, i22));
+      }
+      if (t.lane == 0) {
+        f.at(q, q) = 1.0;
+        f.at(q + 1, q) = 0.0;
+        f.at(q + 1, q + 1) = 1.0;
+      }
+    } else {
+      const double r = dinv[2 * q];
+      for (int i = q + 1 + t.lane; i < f.m; i += t.nlanes) f.at(i, q) = mul(f.at(i, q), r);
+      if (t.lane == 0) f.at(q, q) = 1.0;
     }
   }
   t.sync();
@@ -266,14 +333,17 @@ template <class Team>
 SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, double u, double small, int* vars,
                                     double* d, SmallWork& ws) {
   int j = k;
+  bool ready = false;  // ws.gpart holds column k's maximum below its diagonal (left by the last pivot)
   while (true) {
     if (j >= e) break;
     const double ajj = f.at(j, j);
-    const double gj = column_absmax(t, f, k, j, -1);
+    const double gj = ready ? ws.gpart_last()[0] : column_absmax(t, f, k, j, -1);  // j == k when ready
+    ready = false;
     if (std::fmax(std::fabs(ajj), gj) <= small) {
-      k = pivot_zero(t, f, k, j, vars, d);
+      k = pivot_zero(t, f, k, j, vars, d, ws);
     } else if (one_by_one_ok(ajj, gj, u, small)) {
       k = pivot_1x1(t, f, k, j, e, vars, d, ws);
+      ready = k < e;
     } else {
       // 2x2 partner: the other window column with the largest |a_rj| (first on ties; none if all are 0)
       double best = 0.0;
@@ -296,6 +366,7 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
       }
       if (ok) {
         k = pivot_2x2(t, f, k, j, r, e, vars, d, ws);
+        ready = k < e;
       } else {
         ++j;  // tried again only after the next accepted pivot
         continue;
@@ -320,7 +391,7 @@ SSIDS_HOST_DEVICE int ldlt_small(Team& t, const FrontRef& f, int p, double u, do
     const int e = k + w;
     const int knew = factor_window(t, f, k, e, u, small, vars, d, ws);
     if (knew > k) {
-      trailing_update(t, f, d, k, knew, e);  // the columns after the window catch up
+      finish_window(t, f, d, ws, k, knew, e);  // the columns after the window catch up; L
       k = knew;
       wnext = (e - knew) + ib;
     } else {
@@ -328,7 +399,8 @@ SSIDS_HOST_DEVICE int ldlt_small(Team& t, const FrontRef& f, int p, double u, do
       wnext = 2 * w;
     }
   }
-  if (f.m == p) {
+  if (f.m == p && k < p) {
+    const int k0 = k;  // the root's remaining columns are one window: scaled once at the end
     while (k < p) {
       k = factor_window(t, f, k, p, 0.0, small, vars, d, ws);
       if (k == p) break;
@@ -337,8 +409,9 @@ SSIDS_HOST_DEVICE int ldlt_small(Team& t, const FrontRef& f, int p, double u, do
         if (std::fabs(f.at(c, c)) > std::fabs(f.at(best, best))) best = c;
       t.sync();  // before the pivot below moves diagonal entries
       if (std::fabs(f.at(best, best)) > small) k = pivot_1x1(t, f, k, best, p, vars, d, ws);
-      else k = pivot_zero(t, f, k, k, vars, d);
+      else k = pivot_zero(t, f, k, k, vars, d, ws);
     }
+    finish_window(t, f, d, ws, k0, p, p);
   }
   return k;
 }
@@ -354,16 +427,17 @@ SSIDS_HOST_DEVICE int ldlt_small_posdef(Team& t, const FrontRef& f, int p, int i
       if (!(f.at(k, k) > 0.0)) return -(k + 1);
       pivot_1x1(t, f, k, k, e, vars, d, ws);
     }
-    trailing_update(t, f, d, k0, e, e);
+    finish_window(t, f, d, ws, k0, e, e);
   }
   return p;
 }
 
-/// Shared-memory (or host) layout of one small front: the front with leading dimension ld, w1, w2, vars.
+/// Shared-memory (or host) layout of one small front: the front with leading dimension ld, dinv (2m), gpart (64),
+/// vars.
 SSIDS_HOST_DEVICE int small_front_ld(int m) { return m | 1; }  // odd: a row of the front spreads over the banks
 SSIDS_HOST_DEVICE long long small_front_bytes(int m_cap) {
   const long long ld = small_front_ld(m_cap);
-  return 8 * (ld * m_cap + 2LL * m_cap) + 4LL * m_cap;
+  return 8 * (ld * m_cap + 2LL * m_cap + 64) + 4LL * m_cap;
 }
 
 /// Node s of the launch (a.nodes[b]): sizes from its children's results, assembly of A and of the children's
@@ -392,10 +466,11 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
   const int ld = small_front_ld(m);
   FrontRef f{reinterpret_cast<double*>(mem), ld, m};
   SmallWork ws;
-  ws.w1 = f.a + static_cast<long long>(ld) * m;
-  ws.w2 = ws.w1 + m;
-  int* vars = reinterpret_cast<int*>(ws.w2 + m);
+  ws.dinv = f.a + static_cast<long long>(ld) * m;
+  ws.gpart = ws.dinv + 2 * m;
+  int* vars = reinterpret_cast<int*>(ws.gpart + 64);
 
+  t.mark(0);
   // ---- assembly: zero, variables, A, children in order
   for (int j = t.group; j < m; j += t.ngroups)
     for (int i = j + t.lane; i < m; i += t.nlanes) f.at(i, j) = 0.0;
@@ -415,6 +490,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
     f.at(at.lrow < ncol ? at.lrow : at.lrow + ndelay, at.lcol) = acc;
   }
   t.sync();
+  t.mark(1);
   int delay_pos = ncol;
   for (int q = a.child_ptr[s]; q < a.child_ptr[s + 1]; ++q) {
     const int c = a.child_list[q];
@@ -437,6 +513,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
     t.sync();
   }
 
+  t.mark(2);
   // ---- factorization
   double* d = a.dstore + slot.d_off;
   int nelim;
@@ -454,6 +531,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
     return;
   }
 
+  t.mark(3);
   // ---- outputs: L (strict upper triangle 0), variables, contribution block (lower triangle)
   double* L = a.lstore + slot.l_off;
   for (int j = t.group; j < nelim; j += t.ngroups)
@@ -464,6 +542,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
   for (int j = t.group; j < mc; j += t.ngroups)
     for (int i = j + t.lane; i < mc; i += t.nlanes) C[i + static_cast<long long>(j) * mc] = f.at(nelim + i, nelim + j);
   if (t.tid == 0) a.res[s] = SmallResult{small_done, m, p, nelim, -1};
+  t.mark(4);
 }
 
 }  // namespace small
