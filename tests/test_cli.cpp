@@ -22,6 +22,7 @@
 #include "ssids/generate.hpp"
 #include "ssids/matrix_market.hpp"
 #include "support.hpp"
+#include "support_cli.hpp"
 #include "support_manifest.hpp"
 #include "support_symbolic.hpp"
 
@@ -31,147 +32,8 @@ namespace {
 
 using ssids_test::quote;
 using ssids_test::scratch;
-
-std::string data_file(const std::string& name) { return std::string(SSIDS_SOURCE_DIR) + "/tests/data/" + name; }
-
-/// Run `ssids ARGS` with stdout and stderr captured separately.
 using ssids_test::CliResult;
-CliResult cli(const std::string& args) { return ssids_test::run_cli(args); }
-
-int count_lines(const std::string& s) {
-  int k = 0;
-  for (char c : s) k += c == '\n';
-  if (!s.empty() && s.back() != '\n') ++k;
-  return k;
-}
-
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  REQUIRE(f.good());
-}
-
-/// Minimal parser for the flat JSON objects the CLI prints: {"key": number|string|true|false|null, ...}.
-/// Values are kept as raw tokens (strings without their quotes, flagged in `strings`).
-struct JsonObject {
-  bool ok = false;
-  std::string error;
-  std::map<std::string, std::string> raw;
-  std::map<std::string, bool> strings;
-
-  bool has(const std::string& k) const { return raw.count(k) != 0; }
-  bool is_number(const std::string& k) const {
-    auto it = raw.find(k);
-    if (it == raw.end() || strings.at(k) || it->second.empty()) return false;
-    char* end = nullptr;
-    std::strtod(it->second.c_str(), &end);
-    return *end == '\0';
-  }
-  double num(const std::string& k) const {
-    REQUIRE_MESSAGE(is_number(k), "JSON key '" << k << "' is missing or not a number");
-    return std::strtod(raw.at(k).c_str(), nullptr);
-  }
-  long long integer(const std::string& k) const {
-    double v = num(k);
-    REQUIRE_MESSAGE(v == std::floor(v), "JSON key '" << k << "' is not an integer: " << raw.at(k));
-    return std::strtoll(raw.at(k).c_str(), nullptr, 10);
-  }
-  std::string str(const std::string& k) const {
-    REQUIRE_MESSAGE((has(k) && strings.at(k)), "JSON key '" << k << "' is missing or not a string");
-    return raw.at(k);
-  }
-};
-
-/// Parse `text`, which must hold exactly one JSON object followed by at most a newline.
-JsonObject parse_json(const std::string& text) {
-  JsonObject j;
-  size_t p = 0;
-  auto ws = [&] { while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p; };
-  auto fail = [&](const std::string& why) {
-    j.ok = false;
-    j.error = why + " at offset " + std::to_string(p);
-    return j;
-  };
-  auto read_string = [&](std::string& s) {
-    if (p >= text.size() || text[p] != '"') return false;
-    ++p;
-    while (p < text.size() && text[p] != '"') {
-      if (text[p] == '\\') {
-        if (++p >= text.size()) return false;
-        char c = text[p];
-        s += c == 'n' ? '\n' : c == 't' ? '\t' : c;
-        if (c == 'u') p += 4;
-      } else {
-        s += text[p];
-      }
-      ++p;
-    }
-    if (p >= text.size()) return false;
-    ++p;
-    return true;
-  };
-  ws();
-  if (p >= text.size() || text[p] != '{') return fail("expected '{'");
-  ++p;
-  ws();
-  if (p < text.size() && text[p] == '}') {
-    ++p;
-  } else {
-    for (;;) {
-      ws();
-      std::string key, val;
-      if (!read_string(key)) return fail("expected a key");
-      ws();
-      if (p >= text.size() || text[p] != ':') return fail("expected ':'");
-      ++p;
-      ws();
-      bool is_str = false;
-      if (p < text.size() && text[p] == '"') {
-        if (!read_string(val)) return fail("unterminated string");
-        is_str = true;
-      } else {
-        while (p < text.size() && text[p] != ',' && text[p] != '}' && text[p] != ' ') val += text[p++];
-        if (val.empty()) return fail("empty value");
-      }
-      if (j.raw.count(key)) return fail("duplicate key " + key);
-      j.raw[key] = val;
-      j.strings[key] = is_str;
-      ws();
-      if (p < text.size() && text[p] == ',') {
-        ++p;
-        continue;
-      }
-      if (p < text.size() && text[p] == '}') {
-        ++p;
-        break;
-      }
-      return fail("expected ',' or '}'");
-    }
-  }
-  if (p < text.size() && text[p] == '\n') ++p;
-  if (p != text.size()) return fail("trailing text after the object");
-  j.ok = true;
-  return j;
-}
-
-JsonObject json_of(const CliResult& r) {
-  INFO("stdout: " << r.out);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.status == 0);
-  JsonObject j = parse_json(r.out);
-  REQUIRE_MESSAGE(j.ok, "not one JSON object: " << j.error);
-  return j;
-}
-
-void require_keys_numeric(const JsonObject& j, const std::vector<std::string>& keys) {
-  for (const auto& k : keys) {
-    CAPTURE(k);
-    CHECK(j.has(k));
-    CHECK(j.is_number(k));
-  }
-}
+using namespace ssids_test::cli_support;
 
 /// Read an order written by --save-order: 0-based positions, checked to be a permutation.
 std::vector<int> read_order(const std::string& path, int n) {
@@ -540,7 +402,8 @@ TEST_CASE("cli: solve options") {
     CliResult w = cli("solve " + quote(data_file("cli_small.mtx")) + " --rhs " + quote(wrong));
     CHECK(w.status == 1);
     CHECK(count_lines(w.err) == 1);
-    CHECK(contains(w.err, "n rows"));
+    CHECK(contains(w.err, "is 3 x 1"));  // what the file holds
+    CHECK(contains(w.err, "n = 4"));     // and what the matrix needs
     // a malformed RHS names its line
     const std::string bad = scratch("rhs_bad.mtx");
     write_text(bad, "%%MatrixMarket matrix array real general\n4 1\n1\n2\nx\n4\n");

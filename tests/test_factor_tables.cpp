@@ -1,15 +1,14 @@
-// test_factor_tables.cpp — the host tables of a GPU factorization (cuda/factor_tables.hpp: OpenMP over nodes)
+// test_factor_tables.cpp — the host tables of a GPU factorization (factor/factor_tables.hpp: OpenMP over nodes)
 // against a plain sequential construction on random node outcomes: row lists, pivot order, D and D^{-1}
 // (1x1, 2x2 and zero pivots), and the counts, with the inertia of each 2x2 block from its eigenvalues. Host
-// code of CUDA builds: it runs without a device.
+// code: it runs in every build.
 #include <doctest/doctest.h>
 
-#ifdef SSIDS_TEST_HAVE_CUDA
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "cuda/factor_tables.hpp"
+#include "factor/factor_tables.hpp"
 
 namespace {
 
@@ -150,4 +149,3 @@ TEST_CASE("GPU factor host tables: more pivots than variables is reported, nothi
   CHECK(c.eliminated == o.n);
   CHECK(out.rows.empty());
 }
-#endif

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "factor/factor_gpu.hpp"
 #include "ssids/error.hpp"
@@ -14,6 +16,7 @@
 #include "support.hpp"
 #include "support_factor.hpp"
 #include "support_manifest.hpp"
+#include "support_small.hpp"
 
 using namespace ssids;
 
@@ -193,6 +196,77 @@ TEST_SUITE("gpu") {
     auto s1 = ssids_test::run_pipeline(b, o, Mode::indefinite, 0);
     auto s2 = ssids_test::run_pipeline(b, o, Mode::indefinite, 0);
     CHECK(ssids_test::hash_factors(s1.factors) == ssids_test::hash_factors(s2.factors));
+  }
+
+  TEST_CASE("GPU: the small-front kernel is bitwise its CPU twin - with deferrals and retries") {
+    if (!need_gpu()) return;
+    struct Case {
+      const char* what;
+      SymmetricMatrix a;
+      Mode mode;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"kkt-qp:400:300", load_symmetric("gen:kkt-qp:400:300"), Mode::indefinite});
+    cases.push_back({"random_kkt seed 3 (retries)", ssids_test::random_kkt(120, 80, 0.04, 3), Mode::indefinite});
+    cases.push_back({"laplace3d:12:2.5 (small and big fronts)", load_symmetric("gen:laplace3d:12:2.5"), Mode::indefinite});
+    cases.push_back({"laplace2d:20 posdef", load_symmetric("gen:laplace2d:20"), Mode::posdef});
+    for (const Case& c : cases) {
+      INFO(c.what);
+      Options o = gpu_options();
+      Inform ai, fi;
+      Analysis an = analyse(c.a.view(), o, ai);
+      Factors g = factor(an, c.a.val.data(), c.mode, o, fi);
+      const auto& nf = g.numeric();
+      const auto& sym = an.symbolic();
+      const ssids_test::SmallPhase ph = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o);
+      int compared = 0;
+      for (int s = 0; s < sym.nsup; ++s) {
+        if (!ph.plan.small[s] || ph.res[s].state != ssids::detail::gpu::small_done) continue;
+        const auto& nd = nf.nodes[s];
+        const auto& r = ph.res[s];
+        const auto& sl = ph.plan.slots[s];
+        REQUIRE(nd.nrow == r.m);
+        REQUIRE(nd.nelim == r.nelim);
+        bool same = true;
+        for (int i = 0; i < r.m; ++i) same = same && nf.rows[nd.row_ptr + i] == ph.rows[sl.rows_off + i];
+        if (c.mode == Mode::indefinite) {
+          same = same && std::memcmp(nf.lblock(nd), ph.l.data() + sl.l_off, sizeof(double) * r.m * r.nelim) == 0;
+          same = same && std::memcmp(nf.d.data() + 2 * nd.pos, ph.d.data() + sl.d_off, sizeof(double) * 2 * r.nelim) == 0;
+        }
+        CHECK(same);
+        ++compared;
+      }
+      MESSAGE(c.what << ": " << compared << " of " << sym.nsup << " nodes compared, " << ph.tries << " runs");
+      CHECK(compared > 0);
+      Inform fi2;  // the same analysis again: the plan it learned gives bitwise the same factors
+      Factors g2 = factor(an, c.a.val.data(), c.mode, o, fi2);
+      CHECK(ssids_test::hash_factors(g) == ssids_test::hash_factors(g2));
+      const auto check = ssids_test::run_pipeline(c.a, o, c.mode, 2);
+      CHECK(check.backward_error < 1e-14);
+    }
+  }
+
+  TEST_CASE("GPU: small fronts on and off - same inertia - delays no more than the CPU path's plus 10%") {
+    if (!need_gpu()) return;
+    for (const char* spec : {"gen:kkt-qp:3000:2000", "gen:stokes:40", "gen:laplace3d:20:1.5"}) {
+      INFO(spec);
+      SymmetricMatrix a = load_symmetric(spec);
+      Options o;
+      o.ordering = Ordering::matching;
+      o.scaling = Scaling::from_ordering;
+      Compared on = compare(a, o);
+      const bool was = ssids::detail::set_gpu_small_fronts(false);
+      o.backend = Backend::gpu;
+      auto off = ssids_test::run_pipeline(a, o, Mode::indefinite, 3);
+      ssids::detail::set_gpu_small_fronts(was);
+      CHECK(on.gpu.inform.num_neg == on.cpu.inform.num_neg);
+      CHECK(off.inform.num_neg == on.cpu.inform.num_neg);
+      CHECK(on.gpu.backward_error < 1e-14);
+      check_gpu_factors(on.gpu, a.n, o.u);
+      MESSAGE(spec << ": delays CPU " << on.cpu.inform.num_delay << ", GPU " << on.gpu.inform.num_delay
+                   << " (without small fronts " << off.inform.num_delay << ")");
+      CHECK(on.gpu.inform.num_delay <= off.inform.num_delay);
+    }
   }
 
   TEST_CASE("GPU: every shared symmetric matrix") {

@@ -1193,7 +1193,7 @@ TEST_CASE("GPU kernels - CPU twins: assembly and copy-out kernels against their 
     }
   for (const auto& rank : L.ranks)
     twin_assemble_children(rank.data(), static_cast<int>(rank.size()), 1, L.fronts.data(), L.f.data(), L.vars.data(),
-                           L.cb_prev.data(), L.cmap.data(), L.rows_store.data());
+                           L.cb_prev.data(), nullptr, L.cmap.data(), L.rows_store.data());
   CHECK(max_rel_diff(L.f, expect) < 1e-14);
   for (const auto& rank : L.ranks)
     for (const ChildTask& t : rank)
@@ -1570,11 +1570,11 @@ TEST_SUITE("gpu") {
         g.put(L.f);
         g.put(L.vars);
         launch_assemble_children(g.put(rank), static_cast<int>(rank.size()), spread, g.dev(L.fronts.data()),
-                                 g.dev(L.f.data()), g.dev(L.vars.data()), g.dev(L.cb_prev.data()), g.dev(L.cmap.data()),
-                                 g.dev(L.rows_store.data()), nullptr);
+                                 g.dev(L.f.data()), g.dev(L.vars.data()), g.dev(L.cb_prev.data()), nullptr,
+                                 g.dev(L.cmap.data()), g.dev(L.rows_store.data()), nullptr);
         g.sync("assemble_children rank " + std::to_string(r));
         twin_assemble_children(rank.data(), static_cast<int>(rank.size()), spread, L.fronts.data(), L.f.data(),
-                               L.vars.data(), L.cb_prev.data(), L.cmap.data(), L.rows_store.data());
+                               L.vars.data(), L.cb_prev.data(), nullptr, L.cmap.data(), L.rows_store.data());
         g.compare("assemble_children rank " + std::to_string(r) + ": fronts", L.f);
         g.compare("assemble_children rank " + std::to_string(r) + ": variables", L.vars);
       }

@@ -125,8 +125,8 @@ TEST_CASE("coordinate real symmetric: lower triangle - rows sorted - 0-based") {
   CHECK(r.symmetric_file);
   CHECK_FALSE(r.pattern);
   CHECK(r.duplicates == 0);
-  CHECK(r.out_of_range == 0);
   CHECK(r.upper == 0);
+  CHECK(r.mirrored_pairs == 0);
   CHECK(r.missing_diagonal == 0);
   CHECK(r.warning_flag() == 0);
 }
@@ -339,41 +339,100 @@ TEST_CASE("NaN and Inf values raise nan_inf with the line number") {
 
 // ---------------------------------------------------------------- warnings
 
-TEST_CASE("out-of-range entries are ignored and counted") {
-  const std::string text =
-      "%%MatrixMarket matrix coordinate real symmetric\n"
-      "3 3 7\n1 1 1\n0 1 5\n4 1 5\n2 -1 5\n2 2 2\n3 3 3\n2 99999999999999999999 5\n";
-  MatrixReport r;
-  SymmetricMatrix a = sym(text, &r);
-  CHECK(r.out_of_range == 4);
-  CHECK(r.entries_in_file == 7);
-  CHECK(a.nnz() == 3);
-  CHECK(as_d(a.val) == std::vector<double>{1, 2, 3});
-  CHECK(r.warning_flag() == flag::out_of_range_ignored);
-  CsrMatrix g = gen("%%MatrixMarket matrix coordinate real general\n2 3 2\n1 4 1\n2 3 1\n", &r);
-  CHECK(r.out_of_range == 1);
-  CHECK(g.nnz() == 1);
-  CHECK(r.warning_flag() == flag::out_of_range_ignored);
+TEST_CASE("an index outside the matrix is an error naming its line") {
+  const std::string head = "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1\n% comment\n";
+  // 0, n+1, negative, far too large (overflows int64): each refused, the line and the bound named
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"0 1 5\n", "row index 0 is outside 1..3"},
+      {"4 1 5\n", "row index 4 is outside 1..3"},
+      {"2 -1 5\n", "column index -1 is outside 1..3"},
+      {"2 99999999999999999999 5\n", "column index 99999999999999999999 is outside 1..3"},
+  };
+  for (const auto& [entry, what] : cases) {
+    const std::string text = head + entry + "3 3 3\n";
+    expect_sparse_error(text, flag::bad_input, "line 5: entry 2: " + what);
+  }
+  // a rectangular general file checks rows and columns against their own bounds
+  auto e = error_of([] { gen("%%MatrixMarket matrix coordinate real general\n2 3 2\n1 4 1\n2 3 1\n"); });
+  CHECK(e.first == flag::bad_input);
+  CHECK_MESSAGE(contains(e.second, "line 3: entry 1: column index 4 is outside 1..3"), e.second);
+  CHECK(gen("%%MatrixMarket matrix coordinate real general\n2 3 1\n2 3 1\n").nnz() == 1);
+  // entries declared for an empty matrix are all outside it
+  expect_sparse_error("%%MatrixMarket matrix coordinate real symmetric\n0 0 1\n1 1 1\n", flag::bad_input,
+                      "line 3: entry 1: row index 1 is outside 1..0");
 }
 
-TEST_CASE("duplicates are summed and counted - also after mirroring") {
+TEST_CASE("duplicates are summed and counted") {
   MatrixReport r;
   CsrMatrix g = gen("%%MatrixMarket matrix coordinate real general\n2 2 5\n1 2 1\n2 1 4\n1 2 2\n1 2 3\n2 2 1\n", &r);
   CHECK(r.duplicates == 2);
   CHECK(as_ll(g.col) == std::vector<long long>{1, 0, 1});
   CHECK(as_d(g.val) == std::vector<double>{6, 4, 1});
   CHECK(r.warning_flag() == flag::duplicates_summed);
-  // (1,2) and (2,1) in a symmetric file are the same entry
-  SymmetricMatrix a = sym("%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 1\n2 1 2\n1 2 3\n2 2 1\n", &r);
-  CHECK(r.duplicates == 1);
-  CHECK(r.upper == 1);
-  CHECK(as_d(a.val) == std::vector<double>{1, 5, 1});
-  CHECK(r.warning_flag() == flag::duplicates_summed);
-  // both warnings together
-  sym("%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 1\n1 1 1\n3 1 1\n2 2 1\n", &r);
-  CHECK(r.duplicates == 1);
-  CHECK(r.out_of_range == 1);
-  CHECK(r.warning_flag() == flag::out_of_range_and_duplicates);
+  // in a symmetric file: repeated positions of the same triangle, lower and upper
+  SymmetricMatrix a = sym("%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 1\n1 1 2\n1 3 1\n1 3 4\n2 2 1\n", &r);
+  CHECK(r.duplicates == 2);
+  CHECK(r.upper == 2);
+  CHECK(r.mirrored_pairs == 0);
+  CHECK(as_d(a.val) == std::vector<double>{3, 5, 1});
+  CHECK(r.warning_flag() == flag::missing_diagonal_and_other);  // with the missing diagonal of column 3
+}
+
+TEST_CASE("a symmetric file storing both triangles is refused - or read by the named policy") {
+  // [[5,2],[2,1]] written in full: summing would double the off-diagonal and change the inertia
+  const std::string full = "%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 5\n1 2 2\n2 1 2\n2 2 1\n";
+  auto e = error_of([&] { sym(full); });
+  CHECK(e.first == flag::bad_input);
+  CHECK_MESSAGE(contains(e.second, "line 5: entry (2,1) mirrors entry (1,2) on line 4"), e.second);
+  CHECK_MESSAGE(contains(e.second, "lower, upper or sum"), e.second);
+  CHECK(error_of([&] { gen(full); }).first == flag::bad_input);  // the general reader refuses it too
+
+  const std::vector<std::pair<SymmetricEntries, double>> policies = {
+      {SymmetricEntries::lower, 2.0}, {SymmetricEntries::upper, 2.0}, {SymmetricEntries::sum, 4.0}};
+  for (const auto& [policy, off] : policies) {
+    CAPTURE(symmetric_entries_name(policy));
+    ReadOptions o;
+    o.symmetric_entries = policy;
+    MatrixReport r;
+    SymmetricMatrix a = parse_symmetric(full.data(), full.size(), o, &r);
+    CHECK(as_ll(a.row) == std::vector<long long>{0, 1, 1});
+    CHECK(as_d(a.val) == std::vector<double>{5, off, 1});
+    CHECK(r.mirrored_pairs == 1);
+    CHECK(r.upper == 1);
+    CHECK(r.duplicates == 0);
+    CsrMatrix g = parse_general(full.data(), full.size(), o, &r);
+    CHECK(as_d(g.val) == std::vector<double>{5, off, off, 1});
+  }
+  // the policies differ when the two values differ; an upper-only entry is mirrored under every policy
+  const std::string text =
+      "%%MatrixMarket matrix coordinate real symmetric\n3 3 6\n1 1 1\n3 1 7\n2 2 1\n1 3 8\n3 2 9\n2 3 1\n";
+  const std::vector<std::pair<SymmetricEntries, double>> picks = {
+      {SymmetricEntries::lower, 7.0}, {SymmetricEntries::upper, 8.0}, {SymmetricEntries::sum, 15.0}};
+  for (const auto& [policy, v31] : picks) {
+    ReadOptions o;
+    o.symmetric_entries = policy;
+    MatrixReport r;
+    SymmetricMatrix a = parse_symmetric(text.data(), text.size(), o, &r);
+    CHECK(as_ll(a.row) == std::vector<long long>{0, 2, 1, 2});
+    const double v32 = policy == SymmetricEntries::lower ? 9.0 : policy == SymmetricEntries::upper ? 1.0 : 10.0;
+    CHECK(as_d(a.val) == std::vector<double>{1, v31, 1, v32});
+    CHECK(r.mirrored_pairs == 2);
+    CHECK(r.upper == 2);
+  }
+  // refused: the FIRST pair in file order is named, with the number of pairs
+  e = error_of([&] { sym(text); });
+  CHECK_MESSAGE(contains(e.second, "line 6: entry (1,3) mirrors entry (3,1) on line 4"), e.second);
+  CHECK_MESSAGE(contains(e.second, "stores 2 positions in both triangles"), e.second);
+  // in a file, the message names the file as well
+  TempDir dir;
+  spit(dir.file("full.mtx"), full);
+  e = error_of([&] { read_symmetric(dir.file("full.mtx")); });
+  CHECK_MESSAGE(contains(e.second, "full.mtx: line 5"), e.second);
+  ReadOptions sum;
+  sum.symmetric_entries = SymmetricEntries::sum;
+  CHECK(read_symmetric(dir.file("full.mtx"), sum).val[1] == 4.0);
+  CHECK(read_general(dir.file("full.mtx"), sum).nnz() == 4);
+  CHECK(std::string(symmetric_entries_name(SymmetricEntries::refuse)) == "refuse");
 }
 
 TEST_CASE("upper-triangle entries of a symmetric file are mirrored and counted") {
@@ -397,8 +456,6 @@ TEST_CASE("missing diagonal entries are counted") {
   CHECK(r.missing_diagonal == 1);
   CHECK(r.duplicates == 1);
   CHECK(r.warning_flag() == flag::missing_diagonal_and_other);
-  sym("%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n3 3 1\n2 2 1\n", &r);
-  CHECK(r.warning_flag() == flag::missing_diagonal_and_other);
   // a general file read as symmetric is checked too
   sym("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n2 1 1\n", &r);
   CHECK(r.missing_diagonal == 2);
@@ -408,17 +465,17 @@ TEST_CASE("missing diagonal entries are counted") {
 }
 
 TEST_CASE("warning_flag covers every combination") {
-  for (int oor = 0; oor < 2; ++oor)
-    for (int dup = 0; dup < 2; ++dup)
-      for (int md = 0; md < 2; ++md) {
-        MatrixReport r;
-        r.out_of_range = oor * 3;
-        r.duplicates = dup * 2;
-        r.missing_diagonal = md;
-        r.upper = 5;  // never changes the flag
-        int expect = md ? ((oor || dup) ? 5 : 4) : oor + 2 * dup;
-        CHECK(r.warning_flag() == expect);
-      }
+  for (int dup = 0; dup < 2; ++dup)
+    for (int md = 0; md < 2; ++md) {
+      MatrixReport r;
+      r.duplicates = dup * 2;
+      r.missing_diagonal = md;
+      r.upper = 5;           // never changes the flag
+      r.mirrored_pairs = 3;  // nor does a pair resolved by a policy the caller chose
+      int expect = md ? (dup ? flag::missing_diagonal_and_other : flag::missing_diagonal)
+                      : (dup ? flag::duplicates_summed : 0);
+      CHECK(r.warning_flag() == expect);
+    }
 }
 
 // ---------------------------------------------------------------- general files as symmetric
@@ -484,9 +541,6 @@ TEST_CASE("n = 0 gives empty matrices") {
   CHECK(as_ll(b.ptr) == std::vector<long long>{0});
   DenseMatrix d = dense("%%MatrixMarket matrix array real general\n0 0\n");
   CHECK(d.val.empty());
-  // entries declared for an empty matrix are all out of range
-  sym("%%MatrixMarket matrix coordinate real symmetric\n0 0 1\n1 1 1\n", &r);
-  CHECK(r.out_of_range == 1);
 }
 
 // ---------------------------------------------------------------- files, gzip, round trips

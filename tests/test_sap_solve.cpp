@@ -2,7 +2,8 @@
 // covering the matrix, coupled vs decoupled iteration counts on generated banded systems, convergence on
 // convection-diffusion, the Krylov variants, the reported residual against an independent recomputation,
 // drop-off mass, third stage, update(), the dense banded entry point and its input errors, non-convergence
-// statuses, and the CLI. Seeds are those of the gen: specs (printed in INFO).
+// statuses, the memory prediction and its limit, the dense-preconditioner flag, and the CLI. Seeds are
+// those of the gen: specs (printed in INFO).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -392,6 +393,59 @@ TEST_CASE("sap input errors: nonsquare - bad options - gpu backend - structurall
   s.setup(empty, o, inf);
   std::vector<double> none;
   CHECK(s.solve(none.data(), none.data(), inf) == Status::converged);
+}
+
+TEST_CASE("sap predicts the preconditioner's bytes and refuses above max_memory before allocating") {
+  const CsrMatrix a = load_general("gen:banded:2000:50:1.5:3");
+  SapOptions o;
+  o.partitions = 4;
+  SapInform inf;
+  Solver s;
+  s.setup(a, o, inf);
+  // SaP-D: the bands of the partitions, n (2K + 1) doubles
+  CHECK(inf.bandwidth == 50);
+  CHECK(inf.preconditioner_bytes == 2000LL * 101 * 8);
+  CHECK(inf.memory_limit == default_memory_limit());
+  CHECK(inf.memory_limit > 0);
+  CHECK(inf.largest_partition == 500);
+  CHECK_FALSE(inf.dense_preconditioner);  // 101 < 500 / 2
+  // SaP-C adds five K x K blocks and K pivots per interface, and the UL work copies
+  o.variant = Variant::coupled;
+  s.setup(a, o, inf);
+  CHECK(inf.preconditioner_bytes >= 2000LL * 101 * 8 + 3LL * (5 * 8 * 50 * 50 + 4 * 50));
+  // a limit below the prediction: Error(allocation) naming the bytes and a bandwidth that fits
+  o.variant = Variant::decoupled;
+  o.max_memory = 1000LL * 1000;
+  std::string msg;
+  try {
+    s.setup(a, o, inf);
+  } catch (const Error& e) {
+    CHECK(e.code() == flag::allocation);
+    msg = e.what();
+  }
+  INFO(msg);
+  CHECK(msg.find(std::to_string(2000LL * 101 * 8) + " bytes") != std::string::npos);
+  const auto at = msg.find("a cap of K = ");
+  REQUIRE(at != std::string::npos);
+  const long k = std::stol(msg.substr(at + 13));
+  CHECK(2000LL * (2 * k + 1) * 8 <= 1000LL * 1000);
+  CHECK(2000LL * (2 * k + 3) * 8 > 1000LL * 1000);  // the largest that fits
+  o.max_bandwidth = static_cast<index_t>(k);
+  s.setup(a, o, inf);
+  CHECK(inf.preconditioner_bytes <= o.max_memory);
+  // no limit; and the banded entry point is checked as well
+  o.max_memory = -1;
+  o.max_bandwidth = -1;
+  s.setup(a, o, inf);
+  CHECK(inf.memory_limit == -1);
+  std::vector<double> band(static_cast<std::size_t>(300) * 201, 0.0);
+  for (index_t j = 0; j < 300; ++j) band[100 + static_cast<std::size_t>(j) * 201] = 1.0;
+  o.max_memory = 1000;
+  CHECK_THROWS_AS(s.setup_banded(300, 100, band.data(), o, inf), Error);
+  o.max_memory = 0;
+  s.setup_banded(300, 100, band.data(), o, inf);
+  CHECK(inf.dense_preconditioner);  // K = 100 in one partition of 300 rows
+  CHECK(inf.partitions == 1);
 }
 
 TEST_CASE("sap CLI reports convergence and the JSON keys") {

@@ -11,7 +11,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 # the prepared host has zlib's headers and static archive only (not built -fPIC): link the system's shared one
 zlib=$(ldconfig -p | awk '/libz\.so/ && /x86-64/ {print $NF; exit}')
 echo "zlib: ${zlib:-none found}"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release ${zlib:+-DZLIB_LIBRARY=$zlib -DZLIB_LIBRARY_RELEASE=$zlib} > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release ${zlib:+-DZLIB_LIBRARY=$zlib -DZLIB_LIBRARY_RELEASE=$zlib} ${EXTRA_CMAKE_ARGS:-} > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build build-gpu -j16 > "$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -80; exit 1; }
 grep -i "warning" "$out/build.log" | head -10
 [ "$mode" = build ] && exit 0

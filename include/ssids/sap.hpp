@@ -22,6 +22,9 @@
 // (column j holds a(j-K..j+K, j) top to bottom; the diagonal is row K; positions outside the matrix must
 // be zero). setup() copies what it needs: the caller's arrays need not outlive the call.
 // Errors are thrown as ssids::Error; non-convergence is a status value in SapInform, not an exception.
+// Memory: before anything of the preconditioner is allocated, setup() predicts its bytes (bands, coupling
+// blocks, spikes, reduced systems, the UL work copies) and refuses with Error(allocation) naming the bytes
+// and a half-bandwidth that would fit when the prediction exceeds SapOptions::max_memory.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -79,7 +82,12 @@ struct SapOptions {
   int max_iterations = 100;           ///< in the units of SapInform::iterations (one full BiCGStab(2) iteration = 1)
   int restart = 50;                   ///< GMRES restart length m
   bool use_initial_guess = false;     ///< solve(): x on entry is the initial guess (else x0 = 0)
+  std::int64_t max_memory = 0;        ///< bytes the preconditioner may take (checked against the prediction before
+                                      ///< allocating); 0 = half of the machine's physical memory; < 0 = no limit
 };
+
+/// The automatic limit of SapOptions::max_memory = 0: half of the physical memory (bytes).
+std::int64_t default_memory_limit() noexcept;
 
 struct SapInform {
   // sizes
@@ -97,6 +105,11 @@ struct SapInform {
   bool third_stage_applied = false;
   int boosted_pivots = 0;             ///< pivots replaced by pivot boosting in the block LUs
   int boosted_pivots_ul = 0;          ///< ... in the UL factorizations (SaP-C with use_ul)
+  std::int64_t preconditioner_bytes = 0;  ///< predicted bytes of the preconditioner (checked against memory_limit)
+  std::int64_t memory_limit = 0;      ///< the limit in bytes it was checked against (-1: none)
+  index_t largest_partition = 0;      ///< rows of the largest partition
+  bool dense_preconditioner = false;  ///< the band of the largest partition holds at least half of its dense
+                                      ///< n_i x n_i block (2 K_i + 1 >= n_i / 2): its LU is dense work
   // solve
   Status status = Status::converged;
   double iterations = 0.0;            ///< Krylov iterations; BiCGStab(2) counts quarters (preconditioner applications / 4,

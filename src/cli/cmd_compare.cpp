@@ -13,6 +13,8 @@
 
 #include "cli/cli.hpp"
 #include "cli/load.hpp"
+#include "cli/notes.hpp"
+#include "cli/progress.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 #include "ssids/factor.hpp"
@@ -35,7 +37,8 @@ const char* compare_help =
     "  --posdef           Cholesky instead of LDL^T\n"
     "  --refine STEPS     iterative refinement steps at most (default 0)\n"
     "  --repeat R         analyse, factorize and solve R times; median times are reported (default 1)\n"
-    "  --json             one JSON object on stdout: the input and a list \"runs\" (times in seconds)\n";
+    "  --json             one JSON object on stdout: the input, \"warnings\" and \"info\" arrays and a list\n"
+    "                     \"runs\" (times in seconds; each run has its own \"warnings\")\n";
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0.0;
@@ -68,6 +71,7 @@ struct Result {
   bool ok = false;
   std::string error;
   int flag = 0;
+  Notes notes;  ///< the warnings of this run's analyse and factor
   int delays = 0, num_two = 0, num_neg = 0, num_pos = 0, num_zero = 0;
   long long nnz_l = 0, flops = 0;
   double t_analyse = 0, t_factor = 0, t_solve = 0, berr = 0;
@@ -91,7 +95,7 @@ ssids::Ordering ordering_of(const std::string& s) {
 }
 
 Result run_combo(const ssids::SymmetricMatrix& a, const std::vector<double>& b, ssids::Options options,
-                 const Combo& c, ssids::Mode mode, int repeat, int refine) {
+                 const Combo& c, ssids::Mode mode, int repeat, int refine, Progress& progress, const std::string& step) {
   options.scaling = c.sc;
   options.ordering = c.ord;
   Result r;
@@ -104,10 +108,12 @@ Result run_combo(const ssids::SymmetricMatrix& a, const std::vector<double>& b, 
     ssids::RefineReport rr;
     for (int rep = 0; rep < repeat; ++rep) {
       ainf = ssids::Inform();
+      progress.phase(step + ": analysing");
       auto t0 = std::chrono::steady_clock::now();
       ssids::Analysis an = ssids::analyse(a.view(), options, ainf);
       ta.push_back(seconds_since(t0));
       finf = ssids::Inform();
+      progress.phase(step + ": factorizing");
       t0 = std::chrono::steady_clock::now();
       f = ssids::Factors();  // release the previous factors before timing the next factorization
       f = ssids::factor(an, a.val.data(), mode, options, finf);
@@ -121,6 +127,8 @@ Result run_combo(const ssids::SymmetricMatrix& a, const std::vector<double>& b, 
     }
     r.ok = true;
     r.flag = finf.flag != 0 ? finf.flag : ainf.flag;
+    r.notes.add_inform(ainf, n);
+    r.notes.add_inform(finf, n);
     r.delays = finf.num_delay;
     r.num_two = finf.num_two;
     r.num_neg = finf.num_neg;
@@ -144,7 +152,7 @@ Result run_combo(const ssids::SymmetricMatrix& a, const std::vector<double>& b, 
 }  // namespace
 
 int cmd_compare(int argc, char** argv) {
-  Args args(argc, argv, 2, {"--help", "--json", "--posdef"});
+  Args args(argc, argv, 2, {"--help", "--json", "--posdef", "--quiet", "--progress"});
   if (args.has("--help")) {
     std::printf("%s", compare_help);
     // the common options, less --ordering and --scaling (replaced by the lists above)
@@ -158,12 +166,13 @@ int cmd_compare(int argc, char** argv) {
       if (option_line) skip = line.compare(0, 12, "  --ordering") == 0 || line.compare(0, 11, "  --scaling") == 0;
       if (!skip) kept += line + "\n";
     }
-    std::printf("%s", kept.c_str());
-    return 0;
+    std::printf("%s%s", kept.c_str(), input_option_help);
+    return exit_status::ok;
   }
   std::vector<std::string> known;
   for (const auto& k : solver_option_keys)
     if (k != "--ordering" && k != "--scaling") known.push_back(k);
+  known.insert(known.end(), input_option_keys.begin(), input_option_keys.end());
   known.insert(known.end(), {"--help", "--json", "--posdef", "--scalings", "--orderings", "--refine", "--repeat"});
   args.check_known(known);
   if (args.positional().size() != 1) throw UsageError{"expected exactly one FILE or gen:SPEC"};
@@ -195,7 +204,11 @@ int cmd_compare(int argc, char** argv) {
       combos.push_back(c);
     }
 
-  LoadedProblem prob = load_problem(spec, std::string(), !json);
+  const ssids::SymmetricEntries policy = symmetric_entries_option(args);
+  Progress progress("compare", Progress::mode_of(args));
+  Notes notes;
+  progress.phase("reading " + spec);
+  LoadedProblem prob = load_problem(spec, std::string(), policy, notes);
   const ssids::SymmetricMatrix& a = prob.a;
   const ssids::index_t n = a.n;
   std::vector<double> xt(static_cast<size_t>(n), 1.0), b(static_cast<size_t>(n));
@@ -206,10 +219,14 @@ int cmd_compare(int argc, char** argv) {
 
   std::vector<Result> results;
   int failures = 0;
-  for (const auto& c : combos) {
-    results.push_back(run_combo(a, b, options, c, mode, repeat, refine));
+  for (size_t k = 0; k < combos.size(); ++k) {
+    const Combo& c = combos[k];
+    const std::string step = "combination " + std::to_string(k + 1) + " of " + std::to_string(combos.size()) + " (" +
+                             c.scaling + "/" + c.ordering + ")";
+    results.push_back(run_combo(a, b, options, c, mode, repeat, refine, progress, step));
     failures += !results.back().ok;
   }
+  progress.done();
 
   if (json) {
     Json head;
@@ -221,6 +238,7 @@ int cmd_compare(int argc, char** argv) {
     head.add("posdef", mode == ssids::Mode::posdef ? 1 : 0);
     head.add("repeat", repeat);
     head.add("failures", failures);
+    notes.to_json(head);
     std::string out = head.str();
     out.pop_back();  // the closing brace: the list of runs follows
     out += ", \"runs\": [";
@@ -246,6 +264,7 @@ int cmd_compare(int argc, char** argv) {
         j.add("num_zero", r.num_zero);
         j.add("num_two", r.num_two);
         j.add("flag", r.flag);
+        j.add_raw("warnings", r.notes.warnings_json());
       } else {
         j.add("error", r.error);
       }
@@ -273,9 +292,16 @@ int cmd_compare(int argc, char** argv) {
                   c.note.empty() ? "" : (c.note + ")").c_str());
     }
     if (failures) std::printf("  %d of %zu combinations failed\n", failures, combos.size());
+    notes.print_info();
+    std::fflush(stdout);
+    notes.print_warnings("compare");
+    for (size_t k = 0; k < combos.size(); ++k)
+      for (const Note& w : results[k].notes.warnings())
+        std::fprintf(stderr, "ssids compare: warning (%s/%s): %s\n", combos[k].scaling.c_str(),
+                     combos[k].ordering.c_str(), w.message.c_str());
   }
   if (failures) std::fprintf(stderr, "ssids compare: %d of %zu combinations failed\n", failures, combos.size());
-  return failures ? 1 : 0;
+  return failures ? exit_status::error : exit_status::ok;
 }
 
 }  // namespace ssids_cli

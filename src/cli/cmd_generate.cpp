@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "cli/cli.hpp"
+#include "cli/load.hpp"
+#include "ssids/error.hpp"
 #include "ssids/generate.hpp"
 #include "ssids/matrix_market.hpp"
 
@@ -17,12 +19,12 @@ int cmd_generate(int argc, char** argv) {
                 "  kkt-qp NVAR NCON [--delta d] [--seed s]\n  stokes K\n"
                 "  convdiff K [--peclet p]      (nonsymmetric)\n  banded N K [--dominance d] [--seed s]   (nonsymmetric)\n\n%s",
                 ssids::generator_help().c_str());
-    return 0;
+    return exit_status::ok;
   }
-  args.check_known({"--help", "-o", "--shift", "--peclet", "--dominance", "--delta", "--seed"});
+  args.check_known({"--help", "--output", "--shift", "--peclet", "--dominance", "--delta", "--seed"});
   const auto& pos = args.positional();
   if (pos.empty()) throw UsageError{"missing KIND"};
-  if (!args.has("-o")) throw UsageError{"missing -o FILE"};
+  if (!args.has("--output") || args.get("--output", "").empty()) throw UsageError{"missing -o FILE"};
   const std::string& kind = pos[0];
   std::string spec = "gen:" + kind;
   for (size_t i = 1; i < pos.size(); ++i) spec += ":" + pos[i];
@@ -38,17 +40,26 @@ int cmd_generate(int argc, char** argv) {
     symmetric = false;
     spec += ":" + args.get("--dominance", "1") + ":" + args.get("--seed", "1");
   }
-  const std::string out = args.get("-o", "");
+  const std::string out = args.get("--output", "");
+  check_output_path(out);
+  // a writer's failure is an output error, not one of the input
+  auto write = [&](auto&& w) {
+    try {
+      w();
+    } catch (const ssids::Error& e) {
+      throw OutputError{e.what()};
+    }
+  };
   if (symmetric) {
     ssids::SymmetricMatrix a = ssids::load_symmetric(spec);
-    ssids::write_symmetric(out, a);
+    write([&] { ssids::write_symmetric(out, a); });
     std::printf("wrote %s: n = %d, nnz (lower) = %lld\n", out.c_str(), a.n, static_cast<long long>(a.nnz()));
   } else {
     ssids::CsrMatrix a = ssids::load_general(spec);
-    ssids::write_general(out, a);
+    write([&] { ssids::write_general(out, a); });
     std::printf("wrote %s: n = %d, nnz = %lld\n", out.c_str(), a.nrow, static_cast<long long>(a.nnz()));
   }
-  return 0;
+  return exit_status::ok;
 }
 
 }  // namespace ssids_cli

@@ -24,6 +24,8 @@
 
 #include "cli/cli.hpp"
 #include "cli/load.hpp"
+#include "cli/notes.hpp"
+#include "cli/progress.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 #include "ssids/factor.hpp"
@@ -119,20 +121,7 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Minimal JSON text building (strings escaped; numbers with 17 significant digits).
-std::string jstr(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"') o += "\\\"";
-    else if (c == '\\') o += "\\\\";
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else o += c;
-  }
-  return o + "\"";
-}
+// JSON text building (strings through json_string; numbers with 17 significant digits).
 std::string jnum(double v) {
   if (!std::isfinite(v)) return "null";
   char b[64];
@@ -144,13 +133,14 @@ std::string jbool(bool v) { return v ? "true" : "false"; }
 }  // namespace
 
 int cmd_repro(int argc, char** argv) {
-  const std::vector<std::string> flags = {"--help", "--json", "--posdef"};
+  const std::vector<std::string> flags = {"--help", "--json", "--posdef", "--quiet", "--progress"};
   Args args(argc, argv, 2, flags);
   if (args.has("--help")) {
-    std::printf("%s%s", repro_help, solver_option_help);
-    return 0;
+    std::printf("%s%s%s", repro_help, solver_option_help, input_option_help);
+    return exit_status::ok;
   }
   auto known = solver_option_keys;
+  known.insert(known.end(), input_option_keys.begin(), input_option_keys.end());
   known.insert(known.end(), {"--help", "--json", "--posdef", "--runs", "--nrhs"});
   args.check_known(known);
   if (args.positional().size() != 1) throw UsageError{"expected exactly one FILE or gen:SPEC"};
@@ -183,7 +173,11 @@ int cmd_repro(int argc, char** argv) {
   for (ssids::Backend b : backends)
     for (long t : threads) configs.push_back(Config{b, static_cast<int>(t)});
 
-  LoadedProblem prob = load_problem(spec, order_file, !json);
+  const ssids::SymmetricEntries policy = symmetric_entries_option(args);
+  Progress progress("repro", Progress::mode_of(args));
+  Notes notes;
+  progress.phase("reading " + spec);
+  LoadedProblem prob = load_problem(spec, order_file, policy, notes);
   const ssids::SymmetricMatrix& a = prob.a;
   const ssids::index_t n = a.n;
   const size_t nn = static_cast<size_t>(n);
@@ -224,13 +218,19 @@ int cmd_repro(int argc, char** argv) {
     opt.backend = cr.cfg.backend;
     opt.num_threads = cr.cfg.threads;
     const double t0 = now_seconds();
+    const std::string step = "configuration " + std::to_string(k + 1) + " of " + std::to_string(configs.size()) + " (" +
+                             config_name(cr.cfg) + ")";
+    progress.phase(step + ": analysing");
     ssids::Inform ainf;
     ssids::Analysis an = ssids::analyse(a.view(), opt, ainf, prob.order_ptr());
+    notes.add_inform(ainf, n);
     for (int r = 0; r < runs && !cr.skipped; ++r) {
       ssids::Inform inf;
       ssids::Factors f;
+      progress.phase(step + ": run " + std::to_string(r + 1) + " of " + std::to_string(runs));
       try {
         f = ssids::factor(an, a.val.data(), mode, opt, inf);
+        notes.add_inform(inf, n);
       } catch (const ssids::Error& e) {
         if (e.code() != ssids::flag::no_cuda || cr.cfg.backend != ssids::Backend::gpu) throw;
         cr.skipped = true;
@@ -296,6 +296,7 @@ int cmd_repro(int argc, char** argv) {
     results.push_back(std::move(cr));
   }
 
+  progress.done();
   // CPU vs GPU: shown, not promised.
   bool cg_compared = reference_index[0] >= 0 && reference_index[1] >= 0;
   bool cg_factors = false, cg_solution = false;
@@ -322,30 +323,31 @@ int cmd_repro(int argc, char** argv) {
 
   if (json) {
     std::string o = "{";
-    o += "\"input\": " + jstr(spec) + ", \"n\": " + std::to_string(n) + ", \"nnz\": " + std::to_string(a.nnz());
+    o += "\"input\": " + json_string(spec) + ", \"n\": " + std::to_string(n) + ", \"nnz\": " + std::to_string(a.nnz());
     o += ", \"posdef\": " + jbool(mode == ssids::Mode::posdef) + ", \"runs\": " + std::to_string(runs);
-    o += ", \"nrhs\": " + std::to_string(nrhs) + ", \"promise\": " + jstr(promise);
-    o += ", \"planted\": " + jbool(planted) + ", \"configurations\": [";
+    o += ", \"nrhs\": " + std::to_string(nrhs) + ", \"promise\": " + json_string(promise);
+    o += ", \"planted\": " + jbool(planted) + ", \"warnings\": " + notes.warnings_json() +
+         ", \"info\": " + notes.info_json() + ", \"configurations\": [";
     for (size_t k = 0; k < results.size(); ++k) {
       const ConfigResult& cr = results[k];
       const int bi = cr.cfg.backend == ssids::Backend::gpu ? 1 : 0;
       o += k ? ", {" : "{";
-      o += "\"backend\": " + jstr(backend_name(cr.cfg.backend)) + ", \"threads\": " + std::to_string(cr.cfg.threads);
-      o += ", \"status\": " + jstr(cr.skipped ? "skipped" : (cr.identical == static_cast<int>(cr.runs.size()) && cr.multi_rhs_ok) ? "identical" : "different");
-      o += ", \"skip_reason\": " + jstr(cr.skipped ? "no GPU: " + cr.skip_reason : "");
+      o += "\"backend\": " + json_string(backend_name(cr.cfg.backend)) + ", \"threads\": " + std::to_string(cr.cfg.threads);
+      o += ", \"status\": " + json_string(cr.skipped ? "skipped" : (cr.identical == static_cast<int>(cr.runs.size()) && cr.multi_rhs_ok) ? "identical" : "different");
+      o += ", \"skip_reason\": " + json_string(cr.skipped ? "no GPU: " + cr.skip_reason : "");
       o += ", \"reference\": " + jbool(static_cast<int>(k) == reference_index[bi]);
-      o += ", \"factors_fingerprint\": " + jstr(cr.runs.empty() ? "" : cr.runs[0].factors_fp);
-      o += ", \"solution_fingerprint\": " + jstr(cr.runs.empty() ? "" : cr.runs[0].solution_fp);
+      o += ", \"factors_fingerprint\": " + json_string(cr.runs.empty() ? "" : cr.runs[0].factors_fp);
+      o += ", \"solution_fingerprint\": " + json_string(cr.runs.empty() ? "" : cr.runs[0].solution_fp);
       o += ", \"runs_identical\": " + std::to_string(cr.identical) + ", \"runs_total\": " + std::to_string(cr.runs.size());
       o += ", \"multi_rhs_identical\": " + jbool(cr.multi_rhs_ok);
       o += ", \"run_factors_fingerprints\": [";
-      for (size_t r = 0; r < cr.runs.size(); ++r) o += (r ? ", " : "") + jstr(cr.runs[r].factors_fp);
+      for (size_t r = 0; r < cr.runs.size(); ++r) o += (r ? ", " : "") + json_string(cr.runs[r].factors_fp);
       o += "], \"run_solution_fingerprints\": [";
-      for (size_t r = 0; r < cr.runs.size(); ++r) o += (r ? ", " : "") + jstr(cr.runs[r].solution_fp);
+      for (size_t r = 0; r < cr.runs.size(); ++r) o += (r ? ", " : "") + json_string(cr.runs[r].solution_fp);
       o += "], \"time\": " + jnum(cr.seconds) + "}";
     }
     o += "], \"differences\": [";
-    for (size_t k = 0; k < failures.size(); ++k) o += (k ? ", " : "") + jstr(failures[k]);
+    for (size_t k = 0; k < failures.size(); ++k) o += (k ? ", " : "") + json_string(failures[k]);
     o += "], \"cpu_gpu\": {\"compared\": " + jbool(cg_compared);
     o += ", \"factors_identical\": " + (cg_compared ? jbool(cg_factors) : "null");
     o += ", \"solutions_identical\": " + (cg_compared ? jbool(cg_solution) : "null");
@@ -390,14 +392,17 @@ int cmd_repro(int argc, char** argv) {
     if (plant) std::printf("test hook SSIDS_REPRO_PLANT: %s\n", planted ? "one run perturbed by one ulp" : "nothing perturbed (needs 2 runs of one backend)");
     for (const auto& f : failures) std::printf("FAIL: %s\n", f.c_str());
     std::printf("result: %s\n", pass ? "PASS (every promised comparison is bitwise identical)" : "FAIL (promised reproducibility violated)");
+    notes.print_info();
+    std::fflush(stdout);
+    notes.print_warnings("repro");
   }
   if (!pass) {
     for (const auto& f : failures) std::fprintf(stderr, "ssids repro: FAIL: %s\n", f.c_str());
     std::fprintf(stderr, "ssids repro: %zu promised comparison%s differ%s\n", failures.size(),
                  failures.size() == 1 ? "" : "s", failures.size() == 1 ? "s" : "");
-    return 1;
+    return exit_status::error;
   }
-  return 0;
+  return exit_status::ok;
 }
 
 }  // namespace ssids_cli

@@ -10,6 +10,8 @@
 
 #include "cli/cli.hpp"
 #include "cli/load.hpp"
+#include "cli/notes.hpp"
+#include "cli/progress.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 #include "ssids/factor.hpp"
@@ -43,13 +45,17 @@ const char* solve_help =
     "  --solves R         then time R more plain solves; time_solve is their median\n"
     "  --presolve         GPU: invert the diagonal blocks of L after factorizing (faster solves)\n"
     "  --repeat R         factorize and solve R times; median times are reported (default 1)\n"
-    "  --fail-on-singular treat a singular matrix as an error (-5) instead of a warning (+7)\n"
-    "  --json             one JSON object on stdout (times in seconds)\n";
+    "  --fail-on-singular treat a singular matrix as an error (-5, exit status 1) instead of a warning (+7)\n"
+    "  -o, --output FILE  write the solution x (Matrix Market array n x k; gzip when FILE ends in .gz)\n"
+    "  --json             one JSON object on stdout (times in seconds; \"warnings\" and \"info\" arrays)\n";
 
 struct SolveSettings {
   std::string spec;
   std::string order_file;
   std::string rhs_file;
+  std::string output;
+  ssids::SymmetricEntries symmetric_entries = ssids::SymmetricEntries::refuse;
+  Progress::Mode progress = Progress::Mode::off;
   ssids::Options options;
   ssids::Mode mode = ssids::Mode::indefinite;
   int nrhs = 1;
@@ -61,7 +67,12 @@ struct SolveSettings {
 };
 
 int run_solve(const SolveSettings& st) {
-  LoadedProblem prob = load_problem(st.spec, st.order_file, !st.json);
+  const char* cmd = st.demo ? "demo" : "solve";
+  if (!st.output.empty()) check_output_path(st.output);
+  Progress progress(cmd, st.progress);
+  Notes notes;
+  progress.phase("reading " + st.spec);
+  LoadedProblem prob = load_problem(st.spec, st.order_file, st.symmetric_entries, notes);
   const ssids::SymmetricMatrix& a = prob.a;
   const ssids::index_t n = a.n;
 
@@ -69,9 +80,7 @@ int run_solve(const SolveSettings& st) {
   int nrhs = st.nrhs;
   std::vector<double> b;
   if (!st.rhs_file.empty()) {
-    ssids::DenseMatrix r = ssids::read_dense(st.rhs_file);
-    if (r.nrow != n || r.ncol < 1)
-      throw ssids::Error(ssids::flag::bad_input, "right-hand side file " + st.rhs_file + " must have n rows");
+    ssids::DenseMatrix r = read_rhs(st.rhs_file, n, false);
     nrhs = r.ncol;
     b.assign(r.val.begin(), r.val.end());
   } else {
@@ -85,6 +94,7 @@ int run_solve(const SolveSettings& st) {
   std::vector<double> x(b.size());
 
   ssids::Inform ainf;
+  progress.phase("analysing");
   ssids::Analysis an = ssids::analyse(a.view(), st.options, ainf, prob.order_ptr());
 
   std::vector<double> tf, ts;
@@ -93,8 +103,11 @@ int run_solve(const SolveSettings& st) {
   ssids::Factors f;
   for (int rep = 0; rep < st.repeat; ++rep) {
     finf = ssids::Inform();
+    progress.phase(st.repeat > 1 ? "factorizing (" + std::to_string(rep + 1) + " of " + std::to_string(st.repeat) + ")"
+                                 : std::string("factorizing"));
     f = ssids::factor(an, a.val.data(), st.mode, st.options, finf);
     tf.push_back(finf.time_factor);
+    progress.phase("solving");
     double t0 = now_seconds();
     ssids::RefineOptions ro;
     ro.max_steps = st.refine;
@@ -110,6 +123,13 @@ int run_solve(const SolveSettings& st) {
     f.solve(ssids::SolveJob::full, nrhs, xs.data(), n, sinf);
     tplain.push_back(sinf.time_solve);
   }
+  if (!st.output.empty()) {
+    progress.phase("writing " + st.output);
+    write_solution(st.output, n, nrhs, x.data());
+  }
+  progress.done();
+  notes.add_inform(ainf, n);
+  notes.add_inform(finf, n);
   const double time_factor = median(tf), time_solve = st.solves > 0 ? median(tplain) : median(ts);
   const double berr = ssids::scaled_backward_error(a, x.data(), b.data(), nrhs, n);
   const double gflops = time_factor > 0 ? finf.num_flops / time_factor * 1e-9 : 0.0;
@@ -156,6 +176,8 @@ int run_solve(const SolveSettings& st) {
       j.add("time_gpu_presolve", finf.time_gpu_presolve);
     }
     j.add("flag", finf.flag != 0 ? finf.flag : ainf.flag);
+    if (!st.output.empty()) j.add("output", st.output);
+    notes.to_json(j);
     std::printf("%s\n", j.str().c_str());
   } else {
     std::printf("%s %s\n", st.demo ? "ssids demo:" : "ssids solve", st.spec.c_str());
@@ -179,15 +201,21 @@ int run_solve(const SolveSettings& st) {
       std::printf("  GPU time            assembly %.3f s, dense %.3f s, contribution update %.3f s, other %.3f s\n",
                   finf.time_gpu_assembly, finf.time_gpu_dense, finf.time_gpu_update, finf.time_gpu_other);
     if (st.repeat > 1) std::printf("  (median of %d factorizations and solves)\n", st.repeat);
-    if (finf.flag != 0) std::printf("  warning %d: %s\n", finf.flag, finf.message.c_str());
-    if (ainf.flag != 0) std::printf("  warning %d: %s\n", ainf.flag, ainf.message.c_str());
+    if (!st.output.empty()) std::printf("  solution written to %s\n", st.output.c_str());
+    notes.print_info();
+    std::fflush(stdout);
+    notes.print_warnings(cmd);
   }
-  return 0;
+  return exit_status::ok;
 }
 
 SolveSettings parse_common(const Args& args) {
   SolveSettings st;
   st.order_file = parse_solver_options(args, st.options);
+  st.symmetric_entries = symmetric_entries_option(args);
+  st.progress = Progress::mode_of(args);
+  st.output = args.get("--output", "");
+  if (args.has("--output") && st.output.empty()) throw UsageError{"--output needs a file name"};
   st.json = args.has("--json");
   if (args.has("--posdef")) st.mode = ssids::Mode::posdef;
   st.nrhs = static_cast<int>(args.get_long("--nrhs", 1, 1, 1 << 20));
@@ -202,20 +230,22 @@ SolveSettings parse_common(const Args& args) {
 
 std::vector<std::string> solve_keys() {
   auto known = solver_option_keys;
+  known.insert(known.end(), input_option_keys.begin(), input_option_keys.end());
   known.insert(known.end(), {"--help", "--json", "--posdef", "--nrhs", "--refine", "--repeat", "--rhs", "--fail-on-singular", "--solves",
-                              "--presolve"});
+                              "--presolve", "--output"});
   return known;
 }
 
-const std::vector<std::string> solve_flags = {"--help", "--json", "--posdef", "--fail-on-singular", "--presolve"};
+const std::vector<std::string> solve_flags = {"--help", "--json", "--posdef", "--fail-on-singular", "--presolve", "--quiet",
+                                              "--progress"};
 
 }  // namespace
 
 int cmd_solve(int argc, char** argv) {
   Args args(argc, argv, 2, solve_flags);
   if (args.has("--help")) {
-    std::printf("%s%s", solve_help, solver_option_help);
-    return 0;
+    std::printf("%s%s%s", solve_help, solver_option_help, input_option_help);
+    return exit_status::ok;
   }
   args.check_known(solve_keys());
   if (args.positional().size() != 1) throw UsageError{"expected exactly one FILE or gen:SPEC"};
@@ -232,9 +262,9 @@ int cmd_demo(int argc, char** argv) {
     std::printf("usage: ssids demo [options]\n"
                 "Generates a KKT system [H A^T; A 0] (gen:kkt-qp:NVAR:NCON:0:1 with NVAR = 2*NCON) and runs\n"
                 "analyse, factor and solve on it, printing a report with the expected and computed inertia.\n"
-                "  --size NCON   number of constraints (default 20000; NVAR = 2*NCON)\n%s%s",
-                solve_help, solver_option_help);
-    return 0;
+                "  --size NCON   number of constraints (default 20000; NVAR = 2*NCON)\n%s%s%s",
+                solve_help, solver_option_help, input_option_help);
+    return exit_status::ok;
   }
   auto keys = solve_keys();
   keys.push_back("--size");

@@ -64,13 +64,15 @@ __global__ void zero_fronts_kernel(const FrontDesc* fronts, double* fbuf) {
 }
 
 // grid: one block per child task of this rank. Each parent appears at most once per launch. The child's
-// contribution block is read where its factorization left it, in the previous level's front buffer.
+// contribution block is read where its factorization left it, in the previous level's front buffer or, for a
+// child of the small-front kernel, in that kernel's pool.
 __global__ void assemble_children_kernel(const ChildTask* tasks, const FrontDesc* fronts, double* fbuf, int* vars,
-                                         const double* prev_fronts, const int* cmap, const int* rows_store) {
+                                         const double* prev_fronts, const double* pool, const int* cmap,
+                                         const int* rows_store) {
   const ChildTask t = tasks[blockIdx.x];
   const FrontDesc f = fronts[t.parent];
   double* F = fbuf + f.off;
-  const double* C = prev_fronts + t.cb_off;
+  const double* C = (t.cb_in_pool ? pool : prev_fronts) + t.cb_off;
   if (blockIdx.y == 0)
     for (int i = threadIdx.x; i < t.nd; i += blockDim.x)
       vars[f.var_off + t.delay_pos + i] = rows_store[t.child_vars + t.child_nelim + i];
@@ -130,9 +132,11 @@ void launch_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const
 }
 
 void launch_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
-                              int* vars, const double* prev_fronts, const int* cmap, const int* rows_store, cudaStream_t s) {
+                              int* vars, const double* prev_fronts, const double* pool, const int* cmap,
+                              const int* rows_store, cudaStream_t s) {
   if (ntasks == 0) return;
-  assemble_children_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, vars, prev_fronts, cmap, rows_store);
+  assemble_children_kernel<<<dim3(ntasks, spread), 256, 0, s>>>(tasks, fronts, fbuf, vars, prev_fronts, pool, cmap,
+                                                                rows_store);
   check_launch("assemble_children_kernel");
 }
 

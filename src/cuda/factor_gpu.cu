@@ -19,13 +19,17 @@
 #include <memory>
 #include <string>
 
+#include "cuda/cublas_loader.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_factors.cuh"
-#include "cuda/factor_tables.hpp"
+#include "factor/factor_tables.hpp"
+#include "factor/front_targets.hpp"
 #include "cuda/front_kernels.cuh"
+#include "cuda/small_fronts.cuh"
 #include "factor/dense_ldlt.hpp"
 #include "factor/factor_gpu.hpp"
 #include "factor/pivot_tests.hpp"
+#include "factor/small_front_plan.hpp"
 #include "ssids/error.hpp"
 
 namespace ssids {
@@ -34,13 +38,6 @@ namespace detail {
 using namespace gpu;
 
 namespace {
-
-/// The analysis' maps on the device.
-struct GpuSymbolic {
-  DeviceBuffer<int> perm, sptr, rlist, cmap;
-  DeviceBuffer<long long> rptr, tptr, srcs;
-  DeviceBuffer<ATarget> targets;
-};
 
 class Event {
  public:
@@ -61,75 +58,22 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
-template <class T>
-void upload(DeviceBuffer<T>& d, const Vector<T>& h, cudaStream_t s) {
-  d.upload(h.data(), h.size(), s);
-}
-
-std::shared_ptr<GpuSymbolic> gpu_symbolic(const Symbolic& sym, cudaStream_t s) {
-  std::lock_guard<std::mutex> lock(sym.gpu_cache->mutex);
-  if (sym.gpu_cache->data) return std::static_pointer_cast<GpuSymbolic>(sym.gpu_cache->data);
-  auto g = std::make_shared<GpuSymbolic>();
-  upload(g->perm, sym.perm, s);
-  upload(g->sptr, sym.sptr, s);
-  upload(g->rlist, sym.rlist, s);
-  upload(g->cmap, sym.cmap, s);
-  Vector<long long> rptr(sym.rptr.begin(), sym.rptr.end());
-  upload(g->rptr, rptr, s);
-  // unique targets of the A entries, each with its sources in src order (amap is sorted by src within a
-  // node, so equal targets are summed in the same order as on the CPU)
-  Vector<long long> tptr(static_cast<size_t>(sym.nsup) + 1, 0), srcs;
-  Vector<ATarget> targets;
-  srcs.reserve(sym.amap.size());
-  for (index_t nd = 0; nd < sym.nsup; ++nd) {
-    const offset_t b = sym.amap_ptr[nd], e = sym.amap_ptr[nd + 1];
-    Vector<offset_t> idx;
-    for (offset_t k = b; k < e; ++k) idx.push_back(k);
-    std::stable_sort(idx.begin(), idx.end(), [&](offset_t x, offset_t y) {
-      const AEntry &a = sym.amap[x], &c = sym.amap[y];
-      return a.lcol != c.lcol ? a.lcol < c.lcol : a.lrow < c.lrow;
-    });
-    for (size_t k = 0; k < idx.size();) {
-      const AEntry& a = sym.amap[idx[k]];
-      ATarget t;
-      t.lrow = a.lrow;
-      t.lcol = a.lcol;
-      t.src_begin = static_cast<int>(srcs.size());
-      size_t k2 = k;
-      while (k2 < idx.size() && sym.amap[idx[k2]].lrow == a.lrow && sym.amap[idx[k2]].lcol == a.lcol)
-        srcs.push_back(sym.amap[idx[k2++]].src);
-      t.src_end = static_cast<int>(srcs.size());
-      t.orig_col = sym.perm[sym.sptr[nd] + a.lcol];
-      t.orig_row = sym.perm[sym.rlist[sym.rptr[nd] + a.lrow]];
-      targets.push_back(t);
-      k = k2;
-    }
-    tptr[nd + 1] = static_cast<long long>(targets.size());
-  }
-  upload(g->tptr, tptr, s);
-  upload(g->srcs, srcs, s);
-  upload(g->targets, targets, s);
-  check_cuda(cudaStreamSynchronize(s), "upload of the analysis");
-  sym.gpu_cache->data = g;
-  return g;
-}
-
 /// A cuBLAS handle bound to the factorization's stream.
 class Blas {
  public:
   explicit Blas(cudaStream_t s) {
     // the handle's work space counts as one device allocation (failure injection, leak counts)
     if (device_allocation_fails()) throw Error(flag::allocation, "GPU out of memory in cublasCreate (injected failure)");
-    check_cublas(cublasCreate(&h_), "cublasCreate");
+    check_cublas(cublas().create(&h_), "cublasCreate");
     device_allocation_made();
-    if (cublasSetStream(h_, s) != CUBLAS_STATUS_SUCCESS) {
-      cublasDestroy(h_);
+    if (cublas().set_stream(h_, s) != CUBLAS_STATUS_SUCCESS) {
+      cublas().destroy(h_);
       device_allocation_released();
       throw Error(flag::cublas, "cublasSetStream failed");
     }
   }
   ~Blas() {
-    cublasDestroy(h_);
+    cublas().destroy(h_);
     device_allocation_released();
   }
   Blas(const Blas&) = delete;
@@ -159,6 +103,7 @@ class Blas {
 int plain_gemm_min = SSIDS_PLAIN_GEMM_MIN;         // set_gpu_plain_gemm_bounds
 double plain_gemm_work = SSIDS_PLAIN_GEMM_WORK;
 bool prepared_updates = true;  // set_gpu_prepared_updates
+bool small_fronts_on = true;   // set_gpu_small_fronts
 
 /// Regions of at least 256 x 128 with an inner dimension of at least mma128_min_kdim go to the tensor-core kernel's
 /// tiles of 128 (one block per multiprocessor), the others to its tiles of 64 (four blocks per multiprocessor).
@@ -211,6 +156,136 @@ class SideBlas {
   std::vector<std::unique_ptr<Event>> done_;
   Event start_;
 };
+
+/// The device buffers, streams and cuBLAS handles of one factorization that do not become part of its result.
+/// Kept with the analysis (GpuSymbolic::workspaces) and reused by its next factorization: a refactorization then
+/// allocates only the factors themselves (each cudaMalloc and cudaFree costs tens of microseconds and
+/// cudaFree synchronizes the device, which adds up to about a third of a small problem's factorization).
+struct FactorWorkspace {
+  Stream stream, copy_stream;
+  SideBlas side_blas;
+  DeviceBuffer<double> val, scale;
+  // F: this level's fronts; Fprev: the previous level's, whose contribution blocks this level assembles
+  DeviceBuffer<double> F, Fprev, Dlev, Lt, S, W, Lines;
+  DeviceBuffer<int> Vars, Scr, Q;
+  DeviceBuffer<WindowResult> Res;
+  DeviceBuffer<FrontDesc> Fronts;
+  DeviceBuffer<ChildTask> Child;
+  DeviceBuffer<WindowTask> Win;
+  DeviceBuffer<FormWTask> FormW;
+  DeviceBuffer<UpdateTask> Upd;
+  DeviceBuffer<CopyOutTask> Copy;
+  DeviceBuffer<double> Wcb;  // W of the prepared contribution updates, and their tasks
+  DeviceBuffer<FormWTask> FormWcb;
+  DeviceBuffer<UpdateTask> UpdCb;
+  DeviceBuffer<double> cb_pool;  // contribution blocks of the small-front kernel
+  DeviceBuffer<SmallResult> small_res;
+};
+
+/// A small-front plan (factor/small_front_plan.hpp) with its slots and launch lists on the device. Immutable once
+/// made; a factorization keeps the one it started with.
+struct SmallDevicePlan {
+  SmallFrontPlan host;
+  bool posdef = false;
+  int block_size = 0;  ///< Options::cpu_block_size it was made for (the search window follows it)
+  DeviceBuffer<SmallSlot> slots;
+  DeviceBuffer<int> nodes;
+};
+
+/// The analysis' maps on the device, and the small-front plan with what factorizations have taught it.
+struct GpuSymbolic {
+  DeviceBuffer<int> perm, sptr, rlist, cmap, child_ptr, child_list;
+  DeviceBuffer<long long> rptr, tptr, srcs;
+  DeviceBuffer<ATarget> targets;
+  std::mutex small_mutex;  ///< guards the two below
+  SmallFrontNeeds small_needs;
+  std::shared_ptr<const SmallDevicePlan> small_plan;
+  std::mutex workspace_mutex;  ///< guards workspaces
+  std::vector<std::unique_ptr<FactorWorkspace>> workspaces;  ///< idle ones, for the next factorizations
+};
+
+/// A workspace taken from the analysis' idle ones (or a new one) for one factorization, given back after it.
+class WorkspaceLease {
+ public:
+  explicit WorkspaceLease(GpuSymbolic& g) : g_(g) {
+    {
+      std::lock_guard<std::mutex> lock(g.workspace_mutex);
+      if (!g.workspaces.empty()) {
+        w_ = std::move(g.workspaces.back());
+        g.workspaces.pop_back();
+      }
+    }
+    if (!w_) w_ = std::make_unique<FactorWorkspace>();
+  }
+  ~WorkspaceLease() {
+    // a factorization that failed may have left work queued: wait for it, and keep the workspace only if the
+    // stream is still usable
+    if (cudaStreamSynchronize(w_->stream.get()) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
+    std::lock_guard<std::mutex> lock(g_.workspace_mutex);
+    if (g_.workspaces.size() < 2) g_.workspaces.push_back(std::move(w_));
+  }
+  WorkspaceLease(const WorkspaceLease&) = delete;
+  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
+  FactorWorkspace& operator*() const { return *w_; }
+
+ private:
+  GpuSymbolic& g_;
+  std::unique_ptr<FactorWorkspace> w_;
+};
+
+std::shared_ptr<const SmallDevicePlan> make_small_plan(const Symbolic& sym, bool posdef, int block_size,
+                                                       const SmallFrontNeeds& needs, cudaStream_t s) {
+  auto p = std::make_shared<SmallDevicePlan>();
+  p->host = plan_small_fronts(sym, posdef, block_size, posdef ? SmallFrontNeeds{} : needs);
+  p->posdef = posdef;
+  p->block_size = block_size;
+  p->slots.upload(p->host.slots.data(), p->host.slots.size(), s);
+  p->nodes.upload(p->host.nodes.data(), p->host.nodes.size(), s);
+  check_cuda(cudaStreamSynchronize(s), "upload of the small-front plan");
+  return p;
+}
+
+/// The current small-front plan for (posdef, block_size), made on first use.
+std::shared_ptr<const SmallDevicePlan> small_plan(GpuSymbolic& g, const Symbolic& sym, bool posdef, int block_size,
+                                                  cudaStream_t s) {
+  std::lock_guard<std::mutex> lock(g.small_mutex);
+  if (!g.small_plan || g.small_plan->posdef != posdef || g.small_plan->block_size != block_size)
+    g.small_plan = make_small_plan(sym, posdef, block_size, g.small_needs, s);
+  return g.small_plan;
+}
+
+template <class T>
+void upload(DeviceBuffer<T>& d, const Vector<T>& h, cudaStream_t s) {
+  d.upload(h.data(), h.size(), s);
+}
+
+std::shared_ptr<GpuSymbolic> gpu_symbolic(const Symbolic& sym) {
+  std::lock_guard<std::mutex> lock(sym.gpu_cache->mutex);
+  if (sym.gpu_cache->data) return std::static_pointer_cast<GpuSymbolic>(sym.gpu_cache->data);
+  Stream upload_stream;
+  const cudaStream_t s = upload_stream.get();
+  auto g = std::make_shared<GpuSymbolic>();
+  upload(g->perm, sym.perm, s);
+  upload(g->sptr, sym.sptr, s);
+  upload(g->rlist, sym.rlist, s);
+  upload(g->cmap, sym.cmap, s);
+  upload(g->child_ptr, sym.child_ptr, s);
+  upload(g->child_list, sym.child_list, s);
+  Vector<long long> rptr(sym.rptr.begin(), sym.rptr.end());
+  upload(g->rptr, rptr, s);
+  Vector<long long> tptr, srcs;
+  Vector<ATarget> targets;
+  build_front_targets(sym, tptr, srcs, targets);
+  upload(g->tptr, tptr, s);
+  upload(g->srcs, srcs, s);
+  upload(g->targets, targets, s);
+  check_cuda(cudaStreamSynchronize(s), "upload of the analysis");
+  sym.gpu_cache->data = g;
+  return g;
+}
 
 /// C -= L W^T on the lower triangle of every task's region. The tensor-core kernel (update_mma.cu) takes all
 /// regions of a level in one launch, in tiles of 128 (regions of at least 256 x 128 with an inner dimension of at
@@ -304,7 +379,7 @@ void launch_updates(const UpdatePlan& pl, const UpdateTask* dmma, SideBlas& side
     for (size_t i = 0; i < pl.plain.size(); ++i) {
       const UpdatePlan::Piece& q = pl.plain[i];
       const UpdateTask& u = q.u;
-      Blas::check_cublas(cublasDgemm(side.handle(static_cast<int>(i)), CUBLAS_OP_N, CUBLAS_OP_T, q.mr, q.nc, u.kdim,
+      Blas::check_cublas(cublas().dgemm(side.handle(static_cast<int>(i)), CUBLAS_OP_N, CUBLAS_OP_T, q.mr, q.nc, u.kdim,
                                      &minus_one, u.l + q.r, u.ldl, u.w + q.c, u.ldw, &one,
                                      u.c + q.r + static_cast<long long>(q.c) * u.ldc, u.ldc),
                          "cublasDgemm (update)");
@@ -341,12 +416,14 @@ struct LevelPlan {
 constexpr int front_align = 8;
 inline long long round_up_align(long long v) { return (v + front_align - 1) / front_align * front_align; }
 
-LevelPlan level_plan(const Symbolic& sym) {
+/// skip: nodes the level loop does not take (the small fronts'; may be empty).
+LevelPlan level_plan(const Symbolic& sym, const Vector<unsigned char>& skip) {
   LevelPlan pl;
   long long fronts_prev = 0;
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
     long long fronts = 0, rows = 0, w = 0, w_cb = 0;
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      if (!skip.empty() && skip[sym.level_nodes[k]]) continue;
       const long long m = sym.nrow(sym.level_nodes[k]), p = sym.ncol(sym.level_nodes[k]), c = m - p;
       fronts += round_up_align(m) * m + front_align;
       rows += m;
@@ -358,7 +435,9 @@ LevelPlan level_plan(const Symbolic& sym) {
     pl.rows = std::max(pl.rows, rows);
     pl.w = std::max(pl.w, w);
     pl.w_cb = std::max(pl.w_cb, w_cb);
-    pl.nf = std::max<long long>(pl.nf, sym.level_ptr[lev + 1] - sym.level_ptr[lev]);
+    long long nf = 0;
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) nf += skip.empty() || !skip[sym.level_nodes[k]];
+    pl.nf = std::max(pl.nf, nf);
     fronts_prev = fronts;
   }
   return pl;
@@ -372,9 +451,9 @@ LevelPlan level_plan(const Symbolic& sym) {
 /// Buffers still grow between levels when delays outgrow the plan; a real out-of-memory then is the same
 /// error with the CUDA message. Returns whether the level loop's work buffers (scratch of the window steps,
 /// W) fit as well with their 10% slack: then they are allocated once, before the loop.
-bool check_device_memory(const Symbolic& sym, const LevelPlan& pl, long long l_guess) {
+bool check_device_memory(const Symbolic& sym, const LevelPlan& pl, long long l_guess, double small_bytes) {
   const double need = 8.0 * (static_cast<double>(l_guess) + pl.front_pair + sym.nnz_in) +
-                      4.0 * (static_cast<double>(sym.rlist.size()) * 2 + sym.amap.size() * 3);
+                      4.0 * (static_cast<double>(sym.rlist.size()) * 2 + sym.amap.size() * 3) + small_bytes;
   const double work = 8.0 * 1.1 * (static_cast<double>(pl.rows) * (64 + 128 + 2) + pl.w + pl.w_cb + 4096.0 * pl.nf) +
                       4.0 * 1.1 * (4.0 * pl.rows + pl.nf) + 8.0 * 0.1 * pl.front_pair;
   std::size_t free_b = 0, total_b = 0;
@@ -404,6 +483,12 @@ bool set_gpu_prepared_updates(bool on) {
   return old;
 }
 
+bool set_gpu_small_fronts(bool on) {
+  const bool old = small_fronts_on;
+  small_fronts_on = on;
+  return old;
+}
+
 bool gpu_available(std::string* why) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -422,33 +507,39 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   using clock = std::chrono::steady_clock;
   auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   const auto h0 = clock::now();
-  Stream stream;
+  const std::shared_ptr<GpuSymbolic> gs = gpu_symbolic(sym);
+  WorkspaceLease lease(*gs);
+  FactorWorkspace& ws = *lease;
+  Stream& stream = ws.stream;
   const cudaStream_t st = stream.get();
-  auto gs = gpu_symbolic(sym, st);
-  SideBlas side_blas;
+  SideBlas& side_blas = ws.side_blas;
   const bool posdef = mode == Mode::posdef;
   DenseParams prm;
   prm.u = posdef ? 0.0 : std::min(0.5, std::max(0.0, options.u));
   prm.small = options.small;
   prm.posdef = posdef ? 1 : 0;
 
-  DeviceBuffer<double> dval, dscale;
+  DeviceBuffer<double>& dval = ws.val;
+  DeviceBuffer<double>& dscale = ws.scale;
   dval.upload(val, static_cast<size_t>(sym.nnz_in), st);
   if (scale) dscale.upload(scale, static_cast<size_t>(sym.n), st);
 
-  // dF: this level's fronts; dFprev: the previous level's, whose contribution blocks this level assembles
-  DeviceBuffer<double> dF, dFprev, dDlev, dLt, dS, dW, dL, dDs, dLines;
-  DeviceBuffer<int> dVars, dScr, dQ, dRows;
-  DeviceBuffer<WindowResult> dRes;
-  DeviceBuffer<FrontDesc> dFronts;
-  DeviceBuffer<ChildTask> dChild;
-  DeviceBuffer<WindowTask> dWin;
-  DeviceBuffer<FormWTask> dFormW;
-  DeviceBuffer<UpdateTask> dUpd;
-  DeviceBuffer<CopyOutTask> dCopy;
-  DeviceBuffer<double> dWcb;  // W of the prepared contribution updates, and their tasks
-  DeviceBuffer<FormWTask> dFormWcb;
-  DeviceBuffer<UpdateTask> dUpdCb;
+  DeviceBuffer<double>&dF = ws.F, &dFprev = ws.Fprev, &dDlev = ws.Dlev, &dLt = ws.Lt, &dS = ws.S, &dW = ws.W,
+  &dLines = ws.Lines;
+  DeviceBuffer<int>&dVars = ws.Vars, &dScr = ws.Scr, &dQ = ws.Q;
+  DeviceBuffer<WindowResult>& dRes = ws.Res;
+  DeviceBuffer<FrontDesc>& dFronts = ws.Fronts;
+  DeviceBuffer<ChildTask>& dChild = ws.Child;
+  DeviceBuffer<WindowTask>& dWin = ws.Win;
+  DeviceBuffer<FormWTask>& dFormW = ws.FormW;
+  DeviceBuffer<UpdateTask>& dUpd = ws.Upd;
+  DeviceBuffer<CopyOutTask>& dCopy = ws.Copy;
+  DeviceBuffer<double>& dWcb = ws.Wcb;
+  DeviceBuffer<FormWTask>& dFormWcb = ws.FormWcb;
+  DeviceBuffer<UpdateTask>& dUpdCb = ws.UpdCb;
+  // L, D and the row lists become part of the factors: new for every factorization
+  DeviceBuffer<double> dL, dDs;
+  DeviceBuffer<int> dRows;
 
   {  // the side streams' cuBLAS handles now, if some front may have pieces for them
     index_t big = 0;
@@ -458,11 +549,20 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   Vector<NodeInfo> info(sym.nsup);
   long long l_used = 0, rows_used = 0, d_used = 0;
   const long long l_guess = static_cast<long long>(sym.num_factor + sym.num_factor / 10) + 1;
-  const LevelPlan plan = level_plan(sym);
-  const bool preallocate = check_device_memory(sym, plan, l_guess);
-  dL.reserve_discard(static_cast<size_t>(l_guess));
-  dRows.reserve_discard(static_cast<size_t>(sym.rlist.size()) + sym.n + 1);
-  dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2);
+  std::shared_ptr<const SmallDevicePlan> sp;
+  if (small_fronts_on) sp = small_plan(*gs, sym, posdef, options.cpu_block_size, st);
+  // the level loop's buffers for the nodes the small-front kernel does not take (they grow if it defers some)
+  const LevelPlan plan = level_plan(sym, sp ? sp->host.small : Vector<unsigned char>());
+  auto small_bytes = [&] {
+    const SmallFrontPlan& h = sp->host;
+    return 8.0 * (h.l_size + h.d_size + h.cb_size) + 4.0 * h.rows_size + sizeof(SmallResult) * double(sym.nsup);
+  };
+  const bool preallocate = check_device_memory(sym, plan, l_guess, sp ? small_bytes() : 0.0);
+  const long long small_l = sp ? sp->host.l_size : 0, small_rows = sp ? sp->host.rows_size : 0,
+                  small_d = sp ? sp->host.d_size : 0;
+  dL.reserve_discard(static_cast<size_t>(l_guess + small_l));
+  dRows.reserve_discard(static_cast<size_t>(sym.rlist.size()) + sym.n + 1 + small_rows);
+  dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2 + small_d);
   if (preallocate) {  // the level loop's buffers once, with 10% slack for delays (cudaMalloc synchronizes)
     auto slack = [](long long v) { return static_cast<size_t>(v + v / 10 + 64); };
     dF.reserve_discard(slack(plan.fronts));
@@ -550,7 +650,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   // launches: the GPU does not wait for the host to build and upload them (about 0.1-0.2 ms on each level of
   // a few thousand fronts, bench/NOTES.md, session 13). With delays, they are queued and run as the window
   // updates are. Only when the level loop's buffers are preallocated (dWcb is one more W).
-  Stream copy_stream;
+  Stream& copy_stream = ws.copy_stream;
   Event ev_cb_uploaded;
   Vector<FormWTask> cb_formw;
   Vector<UpdateTask> cb_upd;
@@ -576,12 +676,135 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   };
 
   const auto h1 = clock::now();
+  // ---- small fronts: the subtrees of small fronts at the bottom of the tree, one launch per level with no host
+  // round trip in between (sizes that depend on delays are read from the children's results on the device); then
+  // one wait for the results. A node that needed more room for delays than its slot had is deferred: the plan
+  // learns its needs and the phase runs again (a node deferred three times is left to the level loop).
+  Vector<unsigned char> by_small(static_cast<size_t>(sym.nsup), 0);  // done by the small-front kernel
+  DeviceBuffer<double>& dCbPool = ws.cb_pool;
+  DeviceBuffer<SmallResult>& dSmallRes = ws.small_res;
+  int small_runs = 0, small_launches = 0;
+  long long small_nodes = 0;
+  Event ev_small0, ev_small1;
+  double t_small_device = 0.0;  // the kernel's launches of the last run
+  if (sp && sp->host.num_small > 0) {
+    Vector<SmallResult> hres(static_cast<size_t>(sym.nsup));
+    dSmallRes.reserve_discard(static_cast<size_t>(sym.nsup));
+    for (;;) {
+      ++small_runs;
+      const std::shared_ptr<const SmallDevicePlan> run_plan = sp;  // kept alive while pl is used
+      const SmallFrontPlan& pl = run_plan->host;
+      dL.reserve_discard(static_cast<size_t>(l_guess + pl.l_size));
+      dRows.reserve_discard(static_cast<size_t>(sym.rlist.size()) + sym.n + 1 + pl.rows_size);
+      dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2 + pl.d_size);
+      dCbPool.reserve_discard(static_cast<size_t>(pl.cb_size) + 1);
+      SmallFrontArgs a{};
+      a.slots = sp->slots.get();
+      a.res = dSmallRes.get();
+      a.sptr = gs->sptr.get();
+      a.rlist = gs->rlist.get();
+      a.perm = gs->perm.get();
+      a.cmap = gs->cmap.get();
+      a.child_ptr = gs->child_ptr.get();
+      a.child_list = gs->child_list.get();
+      a.rptr = gs->rptr.get();
+      a.tptr = gs->tptr.get();
+      a.srcs = gs->srcs.get();
+      a.targets = gs->targets.get();
+      a.val = dval.get();
+      a.scale = scale ? dscale.get() : nullptr;
+      a.lstore = dL.get();
+      a.rows_store = dRows.get();
+      a.dstore = dDs.get();
+      a.cb_pool = dCbPool.get();
+      a.u = prm.u;
+      a.small = prm.small;
+      a.ib = pl.ib;
+      a.posdef = prm.posdef;
+      DeviceBuffer<unsigned long long> dprof;  // --print-level 3: where the kernel's cycles go
+      if (options.print_level >= 3) {
+        dprof.reserve_discard(8);
+        check_cuda(cudaMemsetAsync(dprof.get(), 0, 8 * sizeof(unsigned long long), st), "cudaMemsetAsync");
+        a.prof = dprof.get();
+      }
+      ev_small0.record(st);
+      std::vector<std::unique_ptr<Event>> ev_launch;
+      for (int L = 0; L < pl.launches(); ++L) {
+        a.nodes = sp->nodes.get() + pl.launch_ptr[L];
+        launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], st);
+        if (a.prof) {
+          ev_launch.push_back(std::make_unique<Event>());
+          ev_launch.back()->record(st);
+        }
+      }
+      ev_small1.record(st);
+      small_launches += pl.launches();
+      check_cuda(cudaMemcpyAsync(hres.data(), dSmallRes.get(), hres.size() * sizeof(SmallResult),
+                                 cudaMemcpyDeviceToHost, st), "cudaMemcpyAsync small-front results");
+      stream.sync();
+      t_small_device = ev_small1.since(ev_small0);
+      for (size_t L = 0; L < ev_launch.size(); ++L)
+        std::fprintf(stderr, "ssids gpu factor: small fronts launch %d: %d fronts, m_cap %d, %.3f ms\n",
+                     static_cast<int>(L), pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L],
+                     1e3 * ev_launch[L]->since(L ? *ev_launch[L - 1] : ev_small0));
+      if (a.prof) {
+        unsigned long long c[8];
+        check_cuda(cudaMemcpy(c, a.prof, sizeof c, cudaMemcpyDeviceToHost), "cudaMemcpy profile");
+        std::fprintf(stderr, "ssids gpu factor: small fronts, summed over blocks (thread 0): cycles start %llu, "
+                     "zero+A %llu, children %llu, factor %llu, output %llu; column maxima %llu, trailing updates %llu, "
+                     "1x1 pivots %llu\n", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+      }
+      for (index_t s = 0; s < sym.nsup; ++s)
+        if (pl.small[s] && hres[s].state == small_not_posdef)
+          throw Error(flag::not_posdef, "matrix is not positive definite: pivot of column " +
+                                            std::to_string(hres[s].fail_var) + " (0-based) is not positive");
+      bool deferred = false;
+      {
+        std::lock_guard<std::mutex> lock(gs->small_mutex);
+        deferred = learn_small_front_needs(sym, pl, hres.data(), gs->small_needs, small_runs);
+        if (deferred) gs->small_plan = make_small_plan(sym, posdef, options.cpu_block_size, gs->small_needs, st);
+        if (deferred) sp = gs->small_plan;
+      }
+      if (deferred) {
+        // the fourth run defers nothing (learn_small_front_needs hands nodes deferred three times to the level
+        // loop, and the other nodes get the same room and the same results again)
+        if (small_runs < 6) continue;
+        throw Error(flag::unknown, "internal error: the small-front phase kept deferring nodes");
+      }
+      for (index_t s = 0; s < sym.nsup; ++s) {
+        if (!pl.small[s] || hres[s].state != small_done) continue;
+        const SmallResult& r = hres[s];
+        const SmallSlot& sl = pl.slots[s];
+        NodeInfo& ni = info[s];
+        ni.m = r.m;
+        ni.p = r.p;
+        ni.ndelay = r.p - sym.ncol(s);
+        ni.nelim = r.nelim;
+        ni.l_off = sl.l_off;
+        ni.rows_off = sl.rows_off;
+        ni.d_off = sl.d_off;
+        ni.front_off = sl.cb_off;  // its contribution block, in dCbPool
+        ni.front_ld = r.m - r.nelim;
+        by_small[s] = 1;
+        ++small_nodes;
+      }
+      l_used = pl.l_size;
+      rows_used = pl.rows_size;
+      d_used = pl.d_size;
+      break;
+    }
+  }
+  const auto h1s = clock::now();
   Event ev_start, ev_assembled, ev_dense, ev_updated, ev_copied, ev_w0, ev_w1, ev_w2, ev_w3;
   double t_win = 0, t_apply = 0, t_commit = 0;
   long long n_steps = 0;
   double t_assembly = 0, t_dense = 0, t_update = 0, t_other = 0;
+  Vector<index_t> lev_nodes;
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
-    const index_t first = sym.level_ptr[lev], nf = sym.level_ptr[lev + 1] - first;
+    lev_nodes.clear();
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k)
+      if (!by_small[sym.level_nodes[k]]) lev_nodes.push_back(sym.level_nodes[k]);
+    const index_t nf = static_cast<index_t>(lev_nodes.size());
     if (nf == 0) continue;
     const auto lev_t0 = clock::now();
     const long long steps_before = n_steps;
@@ -591,7 +814,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     fronts.resize(nf);
     long long foff = 0, voff = 0, doff = 0;
     for (index_t f = 0; f < nf; ++f) {
-      const index_t nd = sym.level_nodes[first + f];
+      const index_t nd = lev_nodes[f];
       int ndelay = 0;
       for (index_t c = sym.child_ptr[nd]; c < sym.child_ptr[nd + 1]; ++c) {
         const NodeInfo& ci = info[sym.child_list[c]];
@@ -651,8 +874,14 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         t.nd = ci.p - ci.nelim;
         t.delay_pos = delay_pos[f];
         t.child_ncol = sym.ncol(c);
-        t.cb_off = ci.front_off + ci.nelim + static_cast<long long>(ci.nelim) * ci.front_ld;
-        t.cb_ld = ci.front_ld;
+        if (by_small[c]) {  // in the small fronts' pool (front_off, front_ld: its block there)
+          t.cb_in_pool = 1;
+          t.cb_off = ci.front_off;
+          t.cb_ld = ci.front_ld;
+        } else {
+          t.cb_off = ci.front_off + ci.nelim + static_cast<long long>(ci.nelim) * ci.front_ld;
+          t.cb_ld = ci.front_ld;
+        }
         t.cmap_off = sym.rptr[c];
         t.child_vars = ci.rows_off;
         t.child_nelim = ci.nelim;
@@ -665,7 +894,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       for (const auto& t : ct) max_mc = std::max(max_mc, t.mc);
       const int child_spread = std::max(1, std::min(256, max_mc / 64));
       launch_assemble_children(dChild.get(), static_cast<int>(ct.size()), child_spread, dFronts.get(), dF.get(),
-                               dVars.get(), dFprev.get(), gs->cmap.get(), dRows.get(), st);
+                               dVars.get(), dFprev.get(), dCbPool.get(), gs->cmap.get(), dRows.get(), st);
     }
 
     ev_assembled.record(st);
@@ -941,16 +1170,18 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     inform.time_gpu_presolve = plan_times.presolve;
   }
   if (options.print_level > 0)
-    std::fprintf(stderr, "ssids gpu factor: setup and uploads %.3f s, levels %.3f s (device: assembly %.3f, dense %.3f, "
-                 "update %.3f, other %.3f), D and rows to host %.3f s, solve plan %.3f s (presolve %.3f)\n", secs(h0, h1),
-                 secs(h1, h2), t_assembly, t_dense, t_update, t_other, secs(h2, h3), secs(h3, clock::now()),
-                 inform.time_gpu_presolve);
+    std::fprintf(stderr, "ssids gpu factor: setup and uploads %.3f ms, small fronts %.3f ms (device %.3f ms; %lld of %d nodes, "
+                 "%d launches, %d runs), levels %.3f ms (device: assembly %.3f, dense %.3f, update %.3f, other %.3f ms), D and rows to "
+                 "host %.3f ms, solve plan %.3f ms (presolve %.3f ms)\n",
+                 1e3 * secs(h0, h1), 1e3 * secs(h1, h1s), 1e3 * t_small_device, small_nodes, static_cast<int>(sym.nsup), small_launches,
+                 small_runs, 1e3 * secs(h1s, h2), 1e3 * t_assembly, 1e3 * t_dense, 1e3 * t_update, 1e3 * t_other,
+                 1e3 * secs(h2, h3), 1e3 * secs(h3, clock::now()), 1e3 * inform.time_gpu_presolve);
   if (options.print_level >= 2) {
-    std::fprintf(stderr, "ssids gpu factor: %lld window steps; device factor_window %.3f s, apply_window %.3f s, "
-                 "commit_window %.3f s\n", n_steps, t_win, t_apply, t_commit);
-    std::fprintf(stderr, "ssids gpu factor: D and rows: copies %.3f s, host tables %.3f s; solve plan: gather map %.3f s, "
-                 "tasks %.3f s, uploads %.3f s, D and D^-1 upload %.3f s\n", secs(h2, h2b), secs(h2b, h3),
-                 plan_times.gather, plan_times.tasks, plan_times.upload, t_diag_upload);
+    std::fprintf(stderr, "ssids gpu factor: %lld window steps; device factor_window %.3f ms, apply_window %.3f ms, "
+                 "commit_window %.3f ms\n", n_steps, 1e3 * t_win, 1e3 * t_apply, 1e3 * t_commit);
+    std::fprintf(stderr, "ssids gpu factor: D and rows: copies %.3f ms, host tables %.3f ms; solve plan: gather map %.3f ms, "
+                 "tasks %.3f ms, uploads %.3f ms, D and D^-1 upload %.3f ms\n", 1e3 * secs(h2, h2b), 1e3 * secs(h2b, h3),
+                 1e3 * plan_times.gather, 1e3 * plan_times.tasks, 1e3 * plan_times.upload, 1e3 * t_diag_upload);
   }
   inform.time_gpu_assembly = t_assembly;
   inform.time_gpu_dense = t_dense;

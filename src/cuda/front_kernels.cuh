@@ -25,10 +25,11 @@ void launch_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const
                        const ATarget* targets, const long long* srcs, const double* val, const double* scale,
                        cudaStream_t s);
 /// spread: blocks per task (grid dimension y), so that big contribution blocks use many SMs. prev_fronts:
-/// the previous level's front buffer, where the children's contribution blocks are (ChildTask::cb_off).
+/// the previous level's front buffer, where the children's contribution blocks are (ChildTask::cb_off), or pool,
+/// the small-front kernel's, for tasks with cb_in_pool.
 void launch_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
-                              int* vars, const double* prev_fronts, const int* cmap, const int* rows_store,
-                              cudaStream_t s);
+                              int* vars, const double* prev_fronts, const double* pool, const int* cmap,
+                              const int* rows_store, cudaStream_t s);
 void launch_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf,
                           double* lt, double* sbuf, WindowResult* res, DenseParams prm, cudaStream_t s);
 /// The multipliers of every other row of the window's fronts; nblocks = total row blocks.

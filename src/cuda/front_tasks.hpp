@@ -45,6 +45,8 @@ struct ChildTask {
   long long cmap_off;    ///< rptr[child]: its cmap entries start here
   long long child_vars;  ///< offset of the child's final variable list (rows) in the rows buffer
   int child_nelim;       ///< columns the child eliminated (its delayed variables follow them)
+  int cb_in_pool = 0;    ///< 1: the block is in the small fronts' pool at cb_off (a child done by the
+                         ///< small-front kernel), 0: in the previous level's front buffer
 };
 
 /// One front in the dense loop: factorize the window [k+s, k+s+w) of the fully summed columns.
@@ -122,6 +124,47 @@ struct CopyOutTask {
 struct DenseParams {
   double u, small;
   int posdef;
+};
+
+/// Small fronts (factor/small_front_core.hpp, cuda/small_fronts.cu): where node s's outputs go, fixed by the
+/// plan (factor/small_front_plan.hpp) before the factorization, with room for the delays it allows.
+struct SmallSlot {
+  long long l_off;     ///< L block (m x nelim, ld m) in the factor buffer; room for m_cap x p_cap
+  long long rows_off;  ///< variable list (m ints); room for m_cap
+  long long d_off;     ///< D (2 nelim doubles); room for 2 p_cap
+  long long cb_off;    ///< contribution block ((m - nelim)^2, ld m - nelim) in the pool; room for cb_cap^2
+  int m_cap;           ///< largest front the slot holds: nrow + the delays it may receive
+  int dout_cap;        ///< most delayed columns the node may pass up (its contribution block's room)
+};
+
+/// What the small-front kernel did with node s.
+struct SmallResult {
+  int state;     ///< small_done, small_deferred or small_not_posdef (0: not run)
+  int m, p;      ///< front size and fully summed columns (from the children's results, even when deferred)
+  int nelim;     ///< eliminated columns; -1 for a deferred node that did not run (a child not done, or m > m_cap)
+  int fail_var;  ///< small_not_posdef: the variable whose pivot is not positive
+};
+constexpr int small_done = 1;
+constexpr int small_deferred = 2;  ///< too many delays for its slot, or a child deferred: the level loop does it
+constexpr int small_not_posdef = 3;
+
+/// Everything one launch of the small-front kernel reads and writes (device pointers; host pointers in the twin).
+struct SmallFrontArgs {
+  const int* nodes;  ///< this launch's nodes, one per block
+  const SmallSlot* slots;
+  SmallResult* res;  ///< by node
+  const int *sptr, *rlist, *perm, *cmap, *child_ptr, *child_list;
+  const long long *rptr, *tptr, *srcs;
+  const ATarget* targets;
+  const double *val, *scale;  ///< scale may be null
+  double* lstore;
+  int* rows_store;
+  double* dstore;
+  double* cb_pool;
+  double u, small;
+  int ib;      ///< window width of the pivot search (the CPU path's)
+  int posdef;
+  unsigned long long* prof = nullptr;  ///< device only, optional: 8 counters of cycles and events (small_fronts.cu)
 };
 
 }  // namespace gpu

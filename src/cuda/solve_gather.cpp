@@ -23,6 +23,9 @@ void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, So
   const index_t nsup = sym.nsup;
   SolveGather& g = ws.g;
   const size_t nthreads = static_cast<size_t>(omp_get_max_threads());
+  // threads only where there is work for them: waking a team costs tens of microseconds, more than the whole
+  // map of a problem of a few thousand rows
+  const bool par = in.total_rows >= gather_parallel_rows;
   if (ws.pos.size() < nthreads) ws.pos.resize(nthreads);
   for (auto& p : ws.pos)
     if (p.size() != static_cast<size_t>(sym.n)) p.assign(static_cast<size_t>(sym.n), -1);
@@ -31,7 +34,7 @@ void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, So
   g.gptr.assign(static_cast<size_t>(in.total_rows) + 1, 0);
   // children passing rows up: counts, then offsets in node order, then the lists
   Vector<int> nchild(static_cast<size_t>(nsup) + 1, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (par)
   for (index_t s = 0; s < nsup; ++s) {
     int c = 0;
     for (index_t k = sym.child_ptr[s]; k < sym.child_ptr[s + 1]; ++k) {
@@ -56,7 +59,7 @@ void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, So
     for (int i = 0; i < in.m[s]; ++i) pos[prow[i]] = -1;
   };
   std::atomic<bool> missing{false};
-#pragma omp parallel num_threads(static_cast<int>(nthreads))
+#pragma omp parallel num_threads(static_cast<int>(nthreads)) if (par)
   {
     std::vector<int>& pos = ws.pos[static_cast<size_t>(omp_get_thread_num())];
     // pass 1: the children lists, and per parent row the number of children's rows added into it
@@ -86,7 +89,7 @@ void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, So
   constexpr long long max_entries = 2147483647LL;
   if (node_order) {
     Vector<long long> node_start(static_cast<size_t>(nsup) + 1, 0);
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (par)
     for (index_t s = 0; s < nsup; ++s) {
       long long run = 0;
       int* c = g.gptr.data() + in.buf_off[s] + 1;
@@ -98,7 +101,7 @@ void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, So
     }
     for (index_t s = 0; s < nsup; ++s) node_start[s + 1] += node_start[s];
     if (node_start[nsup] > max_entries) throw Error(flag::allocation, "the GPU solve plan needs more than 2^31 entries");
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (par)
     for (index_t s = 0; s < nsup; ++s) {
       const int add = static_cast<int>(node_start[s]);
       int* c = g.gptr.data() + in.buf_off[s] + 1;
@@ -113,7 +116,7 @@ void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, So
     }
   }
   g.gsrc.assign(static_cast<size_t>(g.gptr[in.total_rows]), 0);
-#pragma omp parallel num_threads(static_cast<int>(nthreads))
+#pragma omp parallel num_threads(static_cast<int>(nthreads)) if (par)
   {
     std::vector<int>& pos = ws.pos[static_cast<size_t>(omp_get_thread_num())];
     std::vector<int> fill;

@@ -20,6 +20,9 @@ struct SolveGatherInput {
   long long total_rows;
 };
 
+/// Work-buffer rows (sum of the fronts' rows) from which the map is built by a team of threads.
+constexpr long long gather_parallel_rows = 50000;
+
 struct SolveGather {
   Vector<int> children;                 ///< children that pass rows up, node by node in child_list order
   Vector<int> child_begin, child_end;   ///< per node: its range in children

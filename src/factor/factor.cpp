@@ -2,9 +2,14 @@
 // (solve, enquire, alter).
 #include "ssids/factor.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analyse/memory_check.hpp"
 #include "factor/factor_gpu.hpp"
@@ -42,6 +47,45 @@ Backend choose_backend(const Options& options, const detail::Symbolic& sym) {
   }
 }
 
+/// A structurally singular matrix (a maximum matching of cardinality `structural_rank` < n) is singular
+/// whatever its values, so at least n - structural_rank of its pivots are zero in exact arithmetic; rounding
+/// can leave them as tiny values above options.small. When fewer zero pivots were found, the missing ones
+/// are taken from the smallest 1x1 pivots that are negligible (|d| <= sqrt(eps) max|D|): D and D^{-1} are
+/// set to 0 there, as for a zero pivot (L keeps its column: dropping d l l^T perturbs A by at most
+/// |d| / u^2), and the inertia and rank follow.
+/// Returns the number of pivots so converted; `largest` receives the largest |d| converted.
+index_t zero_structural_pivots(detail::NumericFactors& nf, index_t structural_rank, Inform& inform, double& largest) {
+  largest = 0.0;
+  const index_t n = nf.n, missing = n - structural_rank - inform.num_zero;
+  if (missing <= 0 || nf.mode != Mode::indefinite) return 0;
+  double dmax = 0.0;
+  std::vector<std::pair<double, index_t>> one_by_one;  // (|d|, position) of the nonzero 1x1 pivots
+  for (index_t k = 0; k < n; ++k) {
+    dmax = std::max(dmax, std::fabs(nf.d[2 * k]));
+    if (nf.d[2 * k + 1] != 0.0) {  // a 2x2 pair (k, k+1)
+      dmax = std::max(dmax, std::fabs(nf.d[2 * k + 2]));
+      ++k;
+    } else if (nf.d[2 * k] != 0.0) {
+      one_by_one.emplace_back(std::fabs(nf.d[2 * k]), k);
+    }
+  }
+  const double negligible = std::sqrt(std::numeric_limits<double>::epsilon()) * dmax;
+  std::sort(one_by_one.begin(), one_by_one.end());
+  index_t done = 0;
+  for (const auto& [mag, k] : one_by_one) {
+    if (done == missing || mag > negligible) break;
+    (nf.d[2 * k] > 0.0 ? inform.num_pos : inform.num_neg) -= 1;
+    nf.d[2 * k] = 0.0;
+    nf.dinv[2 * k] = 0.0;
+    largest = mag;
+    ++done;
+  }
+  inform.num_zero += done;
+  inform.matrix_rank -= done;
+  if (done > 0 && nf.device) nf.device_diag = detail::upload_device_diag(nf);
+  return done;
+}
+
 }  // namespace
 
 Factors factor(const Analysis& analysis, const double* val, Mode mode, const Options& options, Inform& inform,
@@ -58,6 +102,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
       throw Error(flag::nan_inf, "value at position " + std::to_string(e.src) + " (0-based) is NaN or Inf");
   }
   const double* sc = nullptr;
+  index_t structural_rank = sym.n;  // known when a maximum matching was computed (matching scaling or ordering)
   Vector<double> computed;  // Scaling::matching / auction / equilibrate / from_ordering
   if (options.scaling == Scaling::user) {
     if (sym.n > 0 && !scale) throw Error(flag::missing_data, "Scaling::user needs a scale array");
@@ -74,11 +119,25 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
     }
     sc = computed.data();
     if (sinfo.structurally_singular) {  // warning 6; a zero-pivot warning (7) below takes precedence
+      if (options.scaling == Scaling::matching) structural_rank = sinfo.matched;
       inform.flag = flag::structurally_singular;
       inform.message = "structurally singular: matching of cardinality " + std::to_string(sinfo.matched) +
                        " < n = " + std::to_string(sym.n);
     }
   }
+  if (sym.structurally_singular && structural_rank == sym.n) {
+    // the matching ordering found the matrix structurally singular: its cardinality is the structural rank
+    detail::ScalingInfo rank_info;
+    try {
+      detail::compute_scaling(sym, val, Scaling::matching, rank_info);
+    } catch (const std::bad_alloc&) {
+      throw Error(flag::allocation, "host allocation failed while computing the structural rank");
+    }
+    structural_rank = rank_info.matched;
+  }
+  if (structural_rank < sym.n && mode == Mode::posdef)
+    throw Error(flag::not_posdef, "matrix is not positive definite: it is structurally singular (structural rank " +
+                                      std::to_string(structural_rank) + " < n = " + std::to_string(sym.n) + ")");
   Backend backend = choose_backend(options, sym);
   // the CPU path's predicted host memory against what the machine can give: a clear error instead of being killed
   if (backend == Backend::cpu) detail::check_host_memory(sym.memory_host, "factor: L and the contribution blocks");
@@ -95,13 +154,31 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   } catch (const std::bad_alloc&) {
     throw Error(flag::allocation, "host allocation failed during factorization");
   }
+  std::string structural;
+  if (structural_rank < sym.n) {
+    double largest = 0.0;
+    const index_t converted = zero_structural_pivots(*nf, structural_rank, inform, largest);
+    char mag[32];
+    std::snprintf(mag, sizeof mag, "%.3g", largest);
+    structural = "; structurally singular: structural rank " + std::to_string(structural_rank) +
+                 (converted > 0 ? " (" + std::to_string(converted) + " pivot" + (converted == 1 ? "" : "s") +
+                                      " of magnitude at most " + mag + " > small taken as zero)"
+                                : std::string()) +
+                 (inform.num_zero < sym.n - structural_rank
+                      ? " but only " + std::to_string(inform.num_zero) + " zero pivots: the others are not negligible"
+                      : std::string());
+  }
   if (inform.num_zero > 0) {
     if (!options.action)
       throw Error(flag::singular, "matrix is singular: " + std::to_string(inform.num_zero) +
-                                      " zero pivots (rank " + std::to_string(inform.matrix_rank) + ")");
+                                      " zero pivots (rank " + std::to_string(inform.matrix_rank) + ")" + structural);
     inform.flag = flag::warn_singular;
     inform.message = "matrix is singular: " + std::to_string(inform.num_zero) + " zero pivots, rank " +
-                     std::to_string(inform.matrix_rank);
+                     std::to_string(inform.matrix_rank) + structural;
+  } else if (!structural.empty()) {
+    inform.flag = flag::structurally_singular;
+    inform.message = "structurally singular: structural rank " + std::to_string(structural_rank) + " < n = " +
+                     std::to_string(sym.n) + ", but no pivot is negligible";
   }
   inform.time_factor = seconds_since(t0);
   return Factors(std::move(nf));

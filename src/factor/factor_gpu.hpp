@@ -31,6 +31,11 @@ std::pair<int, double> set_gpu_plain_gemm_bounds(int min_dim, double work);
 /// as with delays; for tests that compare the two. Returns the previous setting. Not thread-safe.
 bool set_gpu_prepared_updates(bool on);
 
+/// Whether the small fronts at the bottom of the tree are factorized by the small-front kernel (the default) or
+/// by the level loop like the others; for tests and benchmarks that compare the two. Returns the previous
+/// setting. Not thread-safe.
+bool set_gpu_small_fronts(bool on);
+
 /// The level-scheduled GPU solve on GPU-resident factors (f.device set). x: n x nrhs, leading dimension ldx,
 /// in host memory (copied in and out; returns when done) or, when x_on_device, in device memory (queued on
 /// `stream`, a cudaStream_t, nullptr for the default stream; returns once queued).

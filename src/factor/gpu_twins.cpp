@@ -305,12 +305,12 @@ void twin_zero_fronts(const FrontDesc* fronts, int nfronts, int, double* fbuf) {
 }
 
 void twin_assemble_children(const ChildTask* tasks, int ntasks, int, const FrontDesc* fronts, double* fbuf, int* vars,
-                            const double* prev_fronts, const int* cmap, const int* rows_store) {
+                            const double* prev_fronts, const double* pool, const int* cmap, const int* rows_store) {
   for (int b = 0; b < ntasks; ++b) {
     const ChildTask t = tasks[b];
     const FrontDesc f = fronts[t.parent];
     double* F = fbuf + f.off;
-    const double* C = prev_fronts + t.cb_off;
+    const double* C = (t.cb_in_pool ? pool : prev_fronts) + t.cb_off;
     for (int i = 0; i < t.nd; ++i) vars[f.var_off + t.delay_pos + i] = rows_store[t.child_vars + t.child_nelim + i];
     // each entry of the block is added once, into a distinct front entry: the kernel's spread over blocks,
     // warps and lanes does not change any sum

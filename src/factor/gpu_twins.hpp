@@ -31,7 +31,7 @@ void twin_init_fronts(const FrontDesc* fronts, int nfronts, double* fbuf, int* v
 void twin_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const long long* tptr,
                      const ATarget* targets, const long long* srcs, const double* val, const double* scale);
 void twin_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
-                            int* vars, const double* prev_fronts, const int* cmap, const int* rows_store);
+                            int* vars, const double* prev_fronts, const double* pool, const int* cmap, const int* rows_store);
 void twin_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, double* lt,
                         double* sbuf, WindowResult* res, DenseParams prm);
 void twin_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
@@ -45,6 +45,9 @@ void twin_update(const UpdateTask* tasks, int ntasks, long long ntiles);
 void twin_copy_out(const CopyOutTask* tasks, int ntasks, int spread, const FrontDesc* fronts, const double* fbuf,
                    const int* vars, const double* dbuf, double* lstore, int* rows_store, double* dstore);
 void twin_permute_range(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch);
+
+/// launch_small_fronts (small_fronts_twin.cpp): the small-front kernel, block by block.
+void twin_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap);
 
 /// Twin of update_tiles: number of 64x64 lower tiles of a region nrow x ncol (nrow >= ncol).
 long long twin_update_tiles(int nrow, int ncol);

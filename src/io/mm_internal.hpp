@@ -38,16 +38,19 @@ struct MmHeader {
   offset_t nnz = 0;  ///< declared entries (coordinate) or nrow*ncol (array)
 };
 
-/// Entries of a coordinate file, 0-based, in file order, out-of-range entries already dropped.
+/// Entries of a coordinate file, 0-based, in file order (entry k of the file is index k).
 struct Triplets {
   Vector<index_t> row, col;
   Vector<double> val;
 };
 
 /// Parse a coordinate file into triplets. Fills report->nrow/ncol/entries_in_file/symmetric_file/
-/// pattern/out_of_range. Throws Error(bad_input) for malformed text, Error(nan_inf) for NaN/Inf;
-/// messages start with "line N: ". An 'array' file is rejected (bad_input).
+/// pattern. Throws Error(bad_input) for malformed text and for an index outside 1..nrow / 1..ncol,
+/// Error(nan_inf) for NaN/Inf; messages start with "line N: ". An 'array' file is rejected (bad_input).
 Triplets parse_coordinate(const char* data, std::size_t size, MmHeader& header, MatrixReport& report);
+/// Line number (1-based) of entry k (0-based, in file order) of a coordinate file that parse_coordinate
+/// has accepted; used to name lines in messages about entries found after parsing.
+offset_t entry_line(const char* data, std::size_t size, offset_t k);
 /// Parse an 'array' file into a column-major dense matrix. A 'coordinate' file is rejected (bad_input).
 DenseMatrix parse_array(const char* data, std::size_t size);
 

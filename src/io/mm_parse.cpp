@@ -286,7 +286,6 @@ Triplets parse_coordinate(const char* data, std::size_t size, MmHeader& h, Matri
   t.col.reserve(cap);
   t.val.reserve(cap);
 
-  offset_t out_of_range = 0;
   for (offset_t k = 0; k < h.nnz;) {
     if (!lr.next())
       fail(flag::bad_input, lr.line + 1,
@@ -304,23 +303,34 @@ Triplets parse_coordinate(const char* data, std::size_t size, MmHeader& h, Matri
       if (tk == Tok::bad)
         fail(flag::bad_input, lr.line,
              "entry " + std::to_string(k) + ": " + what[c] + " '" + token_at(at, e) + "' is not an integer");
-      if (tk == Tok::overflow) ij[c] = INT64_MAX;  // certainly out of range: counted below
+      if (tk == Tok::overflow)
+        fail(flag::bad_input, lr.line,
+             "entry " + std::to_string(k) + ": " + what[c] + " " + token_at(at, e) + " is outside 1.." +
+                 std::to_string(c == 0 ? h.nrow : h.ncol));
+      const std::int64_t bound = c == 0 ? h.nrow : h.ncol;
+      if (ij[c] < 1 || ij[c] > bound)
+        fail(flag::bad_input, lr.line,
+             "entry " + std::to_string(k) + ": " + what[c] + " " + std::to_string(ij[c]) + " is outside 1.." +
+                 std::to_string(bound) + " (indices are 1-based)");
     }
     double x = h.field == MmField::pattern ? 1.0 : parse_value(p, e, h.field, lr.line, k);
     if (!is_blank(p, e))
       fail(flag::bad_input, lr.line,
            "entry " + std::to_string(k) + ": unexpected text '" + token_at(p, e) + "' after the entry");
-    if (ij[0] < 1 || ij[0] > h.nrow || ij[1] < 1 || ij[1] > h.ncol) {
-      ++out_of_range;
-      continue;
-    }
     t.row.push_back(static_cast<index_t>(ij[0] - 1));
     t.col.push_back(static_cast<index_t>(ij[1] - 1));
     t.val.push_back(x);
   }
   expect_trailer(lr, h.nnz);
-  report.out_of_range = clamp_count(out_of_range);
   return t;
+}
+
+offset_t entry_line(const char* data, std::size_t size, offset_t k) {
+  LineReader lr(data, size);
+  parse_header(lr);
+  for (offset_t seen = 0; lr.next();)
+    if (!is_comment_or_blank(lr.begin, lr.end) && seen++ == k) return lr.line;
+  return 0;
 }
 
 DenseMatrix parse_array(const char* data, std::size_t size) {

@@ -1,11 +1,15 @@
 // io/mm_reader.cpp — assembling parsed Matrix Market triplets into the library's sparse formats.
 //
-// Triplets (0-based, file order, out-of-range entries already dropped by mm_parse.cpp) become:
+// Triplets (0-based, file order; indices already checked by mm_parse.cpp) become:
 //   read/parse_symmetric -> SymmetricMatrix: lower triangle, CSC, rows ascending per column, no duplicates;
 //   read/parse_general   -> CsrMatrix: both triangles, CSR, columns ascending per row, no duplicates.
 // Sorting is by two stable counting sorts (first by the inner index, then by the outer one), so the cost
 // is O(nnz + n) with no comparison sort; duplicates are then adjacent and summed in one pass.
-// Warnings (duplicates, upper-triangle entries, missing diagonal, out of range) go to MatrixReport.
+// A 'symmetric' file is split into the entries stored in the lower triangle (diagonal included) and those
+// stored in the strict upper one; each part is compressed on its own, and positions present in both
+// (mirrored pairs) are resolved by ReadOptions::symmetric_entries (refused by default, naming the lines of
+// the first pair). Counts (duplicates, upper-triangle entries, mirrored pairs, missing
+// diagonal) go to MatrixReport.
 #include <cmath>
 #include <cstdio>
 #include <new>
@@ -17,12 +21,20 @@
 namespace ssids {
 
 int MatrixReport::warning_flag() const {
-  const bool range = out_of_range > 0, dups = duplicates > 0;
-  if (missing_diagonal > 0) return (range || dups) ? flag::missing_diagonal_and_other : flag::missing_diagonal;
-  if (range && dups) return flag::out_of_range_and_duplicates;
-  if (range) return flag::out_of_range_ignored;
+  const bool dups = duplicates > 0;
+  if (missing_diagonal > 0) return dups ? flag::missing_diagonal_and_other : flag::missing_diagonal;
   if (dups) return flag::duplicates_summed;
   return flag::success;
+}
+
+const char* symmetric_entries_name(SymmetricEntries policy) noexcept {
+  switch (policy) {
+    case SymmetricEntries::refuse: return "refuse";
+    case SymmetricEntries::lower: return "lower";
+    case SymmetricEntries::upper: return "upper";
+    case SymmetricEntries::sum: return "sum";
+  }
+  return "unknown";
 }
 
 namespace io {
@@ -124,19 +136,128 @@ Compressed transpose(const Compressed& a, index_t n_outer, index_t n_inner) {
   return t;
 }
 
-/// Mirror upper-triangle entries of a symmetric file into the lower triangle and compress by column.
-Compressed lower_from_symmetric_file(index_t n, Triplets& t, MatrixReport& report) {
-  offset_t upper = 0;
-  for (std::size_t k = 0; k < t.row.size(); ++k)
-    if (t.row[k] < t.col[k]) {
-      std::swap(t.row[k], t.col[k]);
-      ++upper;
+/// Line numbers of file entries, found by re-reading the text (only on the error path).
+struct EntryLines {
+  const char* data = nullptr;
+  std::size_t size = 0;
+  offset_t operator()(offset_t k) const { return entry_line(data, size, k); }
+};
+
+/// Is row i present in slot j of c? (binary search; idx ascending per slot)
+bool holds(const Compressed& c, index_t j, index_t i) {
+  offset_t lo = c.ptr[j], hi = c.ptr[j + 1];
+  while (lo < hi) {
+    const offset_t mid = lo + (hi - lo) / 2;
+    if (c.idx[mid] < i) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < c.ptr[j + 1] && c.idx[lo] == i;
+}
+
+/// The error for the first mirrored pair in file order: the first entry whose mirror is also stored, and
+/// the first occurrence of that mirror (which comes later: an earlier one would have been found first).
+[[noreturn]] void refuse_mirrored_pair(const Triplets& t, const Compressed& low, const Compressed& up,
+                                       offset_t pairs, const EntryLines& lines) {
+  const offset_t nnz = static_cast<offset_t>(t.row.size());
+  offset_t first = 0;
+  for (; first < nnz; ++first) {
+    const index_t i = t.row[first], j = t.col[first];
+    if (i > j && holds(up, j, i)) break;
+    if (i < j && holds(low, i, j)) break;
+  }
+  offset_t second = first + 1;
+  while (second < nnz && !(t.row[second] == t.col[first] && t.col[second] == t.row[first])) ++second;
+  const index_t i = t.row[first], j = t.col[first];
+  throw Error(flag::bad_input,
+              "line " + std::to_string(lines(second)) + ": entry " + entry_name(j, i) + " mirrors entry " +
+                  entry_name(i, j) + " on line " + std::to_string(lines(first)) + ": this 'symmetric' file stores " +
+                  std::to_string(pairs) + " position" + (pairs == 1 ? "" : "s") +
+                  " in both triangles, which is ambiguous (a full matrix, or pieces to be summed?); choose a policy: "
+                  "lower, upper or sum (ReadOptions::symmetric_entries; ssids --symmetric-entries)");
+}
+
+/// Union of two column-compressed lower triangles (n slots), `low` and `up`; a position in both is resolved
+/// by `policy` (lower: low's value, upper: up's value, sum or refuse: the sum). Returns the number of
+/// positions found in both.
+offset_t merge_lower(index_t n, const Compressed& low, const Compressed& up, SymmetricEntries policy,
+                     Compressed& out) {
+  out.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+  out.idx.clear();
+  out.val.clear();
+  out.idx.reserve(low.idx.size() + up.idx.size());
+  out.val.reserve(low.idx.size() + up.idx.size());
+  offset_t both = 0;
+  for (index_t j = 0; j < n; ++j) {
+    offset_t p = low.ptr[j], q = up.ptr[j];
+    const offset_t pe = low.ptr[j + 1], qe = up.ptr[j + 1];
+    while (p < pe || q < qe) {
+      const index_t ip = p < pe ? low.idx[p] : n, iq = q < qe ? up.idx[q] : n;
+      if (ip == iq) {
+        ++both;
+        const double v = policy == SymmetricEntries::lower   ? low.val[p]
+                         : policy == SymmetricEntries::upper ? up.val[q]
+                                                             : low.val[p] + up.val[q];
+        if (!std::isfinite(v)) throw Error(flag::nan_inf, "mirrored entries at " + entry_name(ip, j) + " sum to Inf");
+        out.idx.push_back(ip);
+        out.val.push_back(v);
+        ++p;
+        ++q;
+      } else if (ip < iq) {
+        out.idx.push_back(ip);
+        out.val.push_back(low.val[p++]);
+      } else {
+        out.idx.push_back(iq);
+        out.val.push_back(up.val[q++]);
+      }
     }
-  report.upper = clamp_count(upper);
-  Compressed lower;
-  offset_t dups = compress_sorted(n, n, t.col, t.row, t.val, false, lower);
+    out.ptr[j + 1] = static_cast<offset_t>(out.idx.size());
+  }
+  return both;
+}
+
+/// Lower triangle (CSC) of a symmetric file: entries stored only in the upper triangle are mirrored, and
+/// positions stored in both triangles are resolved by `policy` (see SymmetricEntries).
+Compressed lower_from_symmetric_file(index_t n, const Triplets& t, SymmetricEntries policy, MatrixReport& report,
+                                     const EntryLines& lines) {
+  const std::size_t nnz = t.row.size();
+  std::size_t nupper = 0, nlower = 0;  // strict triangles
+  for (std::size_t k = 0; k < nnz; ++k) {
+    nupper += t.row[k] < t.col[k];
+    nlower += t.row[k] > t.col[k];
+  }
+  report.upper = clamp_count(static_cast<offset_t>(nupper));
+  Compressed low;
+  if (nupper == 0 || nlower == 0) {
+    // one triangle only (the lower one, as the format says, or the upper one read transposed): no position
+    // can be stored twice, nothing to resolve
+    const bool transposed = nlower == 0;
+    report.duplicates = clamp_count(
+        compress_sorted(n, n, transposed ? t.row : t.col, transposed ? t.col : t.row, t.val, false, low));
+    return low;
+  }
+  // split: lower part (diagonal included) as stored, upper part mirrored into lower coordinates
+  Vector<index_t> lr, lc, ur, uc;
+  Vector<double> lv, uv;
+  lr.reserve(nnz - nupper);
+  lc.reserve(nnz - nupper);
+  lv.reserve(nnz - nupper);
+  ur.reserve(nupper);
+  uc.reserve(nupper);
+  uv.reserve(nupper);
+  for (std::size_t k = 0; k < nnz; ++k) {
+    const bool in_upper = t.row[k] < t.col[k];
+    (in_upper ? ur : lr).push_back(in_upper ? t.col[k] : t.row[k]);
+    (in_upper ? uc : lc).push_back(in_upper ? t.row[k] : t.col[k]);
+    (in_upper ? uv : lv).push_back(t.val[k]);
+  }
+  Compressed up, out;
+  offset_t dups = compress_sorted(n, n, lc, lr, lv, false, low);
+  dups += compress_sorted(n, n, uc, ur, uv, false, up);
   report.duplicates = clamp_count(dups);
-  return lower;
+  const offset_t pairs = merge_lower(n, low, up, policy, out);
+  report.mirrored_pairs = clamp_count(pairs);
+  if (pairs > 0 && policy == SymmetricEntries::refuse) refuse_mirrored_pair(t, low, up, pairs, lines);
+  return out;
 }
 
 /// Columns of a lower-triangle CSC whose first (smallest) row is not the diagonal.
@@ -232,12 +353,14 @@ auto with_file(const std::string& path, F&& parse) {
 }  // namespace io
 
 // A failed host allocation (std::bad_alloc) leaves the parse_* functions as Error(flag::allocation), like analyse/factor.
-SymmetricMatrix parse_symmetric(const char* data, std::size_t size, MatrixReport* report, double sym_tol) try {
+SymmetricMatrix parse_symmetric(const char* data, std::size_t size, const ReadOptions& options,
+                                MatrixReport* report) try {
   if (io::is_gzip(data, size)) {
     Vector<char> text = io::gunzip(data, size, "gzip input");
-    return parse_symmetric(text.data(), text.size(), report, sym_tol);
+    return parse_symmetric(text.data(), text.size(), options, report);
   }
-  if (!(sym_tol >= 0.0)) throw Error(flag::bad_input, "sym_tol must be >= 0, got " + io::fmt_value(sym_tol));
+  if (!(options.sym_tol >= 0.0))
+    throw Error(flag::bad_input, "sym_tol must be >= 0, got " + io::fmt_value(options.sym_tol));
   MatrixReport local;
   MatrixReport& r = report ? *report : local;
   r = MatrixReport{};
@@ -247,24 +370,33 @@ SymmetricMatrix parse_symmetric(const char* data, std::size_t size, MatrixReport
     throw Error(flag::not_symmetric, "matrix is not symmetric: it is not square (" + std::to_string(h.nrow) + " x " +
                                          std::to_string(h.ncol) + ")");
   io::Compressed lower =
-      h.symmetric ? io::lower_from_symmetric_file(h.nrow, t, r) : io::lower_from_general_file(h.nrow, t, sym_tol, r);
+      h.symmetric ? io::lower_from_symmetric_file(h.nrow, t, options.symmetric_entries, r, io::EntryLines{data, size})
+                  : io::lower_from_general_file(h.nrow, t, options.sym_tol, r);
   r.missing_diagonal = io::count_missing_diagonal(h.nrow, lower);
   return io::to_symmetric(h.nrow, std::move(lower));
 } catch (const std::bad_alloc&) {
   throw Error(flag::allocation, "Matrix Market reader: host allocation failed");
 }
 
-CsrMatrix parse_general(const char* data, std::size_t size, MatrixReport* report) try {
+SymmetricMatrix parse_symmetric(const char* data, std::size_t size, MatrixReport* report, double sym_tol) {
+  ReadOptions options;
+  options.sym_tol = sym_tol;
+  return parse_symmetric(data, size, options, report);
+}
+
+CsrMatrix parse_general(const char* data, std::size_t size, const ReadOptions& options, MatrixReport* report) try {
   if (io::is_gzip(data, size)) {
     Vector<char> text = io::gunzip(data, size, "gzip input");
-    return parse_general(text.data(), text.size(), report);
+    return parse_general(text.data(), text.size(), options, report);
   }
   MatrixReport local;
   MatrixReport& r = report ? *report : local;
   r = MatrixReport{};
   io::MmHeader h;
   io::Triplets t = io::parse_coordinate(data, size, h, r);
-  if (h.symmetric) return io::expand_symmetric(h.nrow, io::lower_from_symmetric_file(h.nrow, t, r));
+  if (h.symmetric)
+    return io::expand_symmetric(
+        h.nrow, io::lower_from_symmetric_file(h.nrow, t, options.symmetric_entries, r, io::EntryLines{data, size}));
   io::Compressed c;
   r.duplicates = io::clamp_count(io::compress_sorted(h.nrow, h.ncol, t.row, t.col, t.val, true, c));
   CsrMatrix a;
@@ -278,6 +410,10 @@ CsrMatrix parse_general(const char* data, std::size_t size, MatrixReport* report
   throw Error(flag::allocation, "Matrix Market reader: host allocation failed");
 }
 
+CsrMatrix parse_general(const char* data, std::size_t size, MatrixReport* report) {
+  return parse_general(data, size, ReadOptions{}, report);
+}
+
 DenseMatrix parse_dense(const char* data, std::size_t size) try {
   if (io::is_gzip(data, size)) {
     Vector<char> text = io::gunzip(data, size, "gzip input");
@@ -288,13 +424,21 @@ DenseMatrix parse_dense(const char* data, std::size_t size) try {
   throw Error(flag::allocation, "Matrix Market reader: host allocation failed");
 }
 
-SymmetricMatrix read_symmetric(const std::string& path, MatrixReport* report, double sym_tol) {
-  return io::with_file(path, [&](const char* d, std::size_t s) { return parse_symmetric(d, s, report, sym_tol); });
+SymmetricMatrix read_symmetric(const std::string& path, const ReadOptions& options, MatrixReport* report) {
+  return io::with_file(path, [&](const char* d, std::size_t s) { return parse_symmetric(d, s, options, report); });
 }
 
-CsrMatrix read_general(const std::string& path, MatrixReport* report) {
-  return io::with_file(path, [&](const char* d, std::size_t s) { return parse_general(d, s, report); });
+SymmetricMatrix read_symmetric(const std::string& path, MatrixReport* report, double sym_tol) {
+  ReadOptions options;
+  options.sym_tol = sym_tol;
+  return read_symmetric(path, options, report);
 }
+
+CsrMatrix read_general(const std::string& path, const ReadOptions& options, MatrixReport* report) {
+  return io::with_file(path, [&](const char* d, std::size_t s) { return parse_general(d, s, options, report); });
+}
+
+CsrMatrix read_general(const std::string& path, MatrixReport* report) { return read_general(path, ReadOptions{}, report); }
 
 DenseMatrix read_dense(const std::string& path) {
   return io::with_file(path, [&](const char* d, std::size_t s) { return parse_dense(d, s); });

@@ -7,10 +7,12 @@
 // (prow = pcol ∘ Q^{-1}). M^{-1} v = C Π^T Band^{-1} Π Q R v, i.e. t[prow[i]] = r_i v_i; z_j = c_j u[pcol[j]].
 // The Krylov method runs on A itself (right preconditioning), so tolerances refer to ||b - A x||_2.
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <new>
 #include <string>
 
@@ -36,6 +38,12 @@ const char* status_name(Status s) noexcept {
   }
   return "unknown";
 }
+std::int64_t default_memory_limit() noexcept {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return std::int64_t(1) << 34;  // unknown: 16 GiB
+  return static_cast<std::int64_t>(pages) * page / 2;
+}
+
 const char* variant_name(Variant v) noexcept { return v == Variant::coupled ? "C" : "D"; }
 const char* krylov_name(Krylov k) noexcept {
   switch (k) {
@@ -83,6 +91,49 @@ void check_csr(const CsrMatrix& a) {
         throw Error(flag::bad_input, "SaP: columns not strictly ascending (unsorted or duplicate) in row " + std::to_string(i));
       if (!std::isfinite(a.val[p])) throw Error(flag::nan_inf, "SaP: NaN or Inf in row " + std::to_string(i));
     }
+}
+
+std::string bytes_text(std::int64_t b) {
+  char buf[64];
+  const double x = static_cast<double>(b);
+  if (x >= 1073741824.0) std::snprintf(buf, sizeof buf, "%.2f GiB", x / 1073741824.0);
+  else if (x >= 1048576.0) std::snprintf(buf, sizeof buf, "%.1f MiB", x / 1048576.0);
+  else std::snprintf(buf, sizeof buf, "%lld bytes", static_cast<long long>(b));
+  return buf;
+}
+
+/// Predicted bytes of the preconditioner for half-bandwidth k (partitions as plan() would choose them).
+std::int64_t predict_bytes(index_t n, index_t k, const SapOptions& o) {
+  detail::BandedPreconditioner p;
+  p.plan(n, k, o.partitions, o.variant);
+  return p.predicted_bytes(o.use_ul, omp_get_max_threads());
+}
+
+/// After plan(): record the prediction and the shape in inform, and refuse (Error(allocation)) when the
+/// prediction exceeds the limit, naming the bytes and the largest half-bandwidth that would fit.
+void check_memory(const detail::BandedPreconditioner& prec, index_t n, index_t k, const SapOptions& o, SapInform& inf) {
+  inf.preconditioner_bytes = prec.predicted_bytes(o.use_ul, omp_get_max_threads());
+  inf.memory_limit = o.max_memory > 0 ? o.max_memory : o.max_memory == 0 ? default_memory_limit() : -1;
+  inf.largest_partition = 0;
+  for (int i = 0; i < prec.partitions(); ++i) inf.largest_partition = std::max(inf.largest_partition, prec.block_size(i));
+  inf.dense_preconditioner = n > 0 && 2 * static_cast<std::int64_t>(k) + 1 >= (inf.largest_partition + 1) / 2;
+  if (inf.memory_limit < 0 || inf.preconditioner_bytes <= inf.memory_limit) return;
+  index_t lo = 0, hi = k;  // largest K whose prediction fits: predictions grow with K
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo + 1) / 2;
+    if (predict_bytes(n, mid, o) <= inf.memory_limit) lo = mid;
+    else hi = mid - 1;
+  }
+  const bool fits = predict_bytes(n, lo, o) <= inf.memory_limit;
+  throw Error(flag::allocation,
+              "SaP: the banded preconditioner would need " + bytes_text(inf.preconditioner_bytes) + " (" +
+                  std::to_string(inf.preconditioner_bytes) + " bytes: n = " + std::to_string(n) +
+                  ", half-bandwidth K = " + std::to_string(k) + ", " + std::to_string(prec.partitions()) +
+                  " partition(s) of up to " + std::to_string(inf.largest_partition) + " rows), more than the limit of " +
+                  bytes_text(inf.memory_limit) + " (SapOptions::max_memory; ssids sap --max-memory); " +
+                  (fits ? "a cap of K = " + std::to_string(lo) + " fits (max_bandwidth; ssids sap --max-bandwidth " +
+                              std::to_string(lo) + "), or drop more of the matrix (drop; --drop)"
+                        : std::string("even K = 0 does not fit: raise the limit")));
 }
 
 /// automatic -> gpu when a device is usable; mixed precision only on the GPU.
@@ -155,6 +206,7 @@ struct Solver::Impl {
     inform.nnz = static_cast<std::int64_t>(n_) * ld - static_cast<std::int64_t>(k_) * (k_ + 1);
     inform.k_input = k_;
     prec.plan(n_, k_, options.partitions, options.variant);
+    check_memory(prec, n_, k_, options, inform);
     if (gpu) {
       gpu->setup_banded(n_, k_, band_, on_device, detail::gpu_layout(prec));
       gpu_factor(inform);
@@ -393,6 +445,7 @@ void Solver::setup(const CsrMatrix& a, const SapOptions& options, SapInform& inf
 
   // 4. partitions, optional third stage, assembly and factorization
   im.prec.plan(n, im.k, options.partitions, options.variant);
+  check_memory(im.prec, n, im.k, options, inform);
   t0 = now();
   if (options.third_stage && options.variant == Variant::decoupled && n > 0) im.third_stage(inform);
   inform.time_third_stage = now() - t0;

@@ -207,6 +207,20 @@ void BandedPreconditioner::apply(const double* r, double* z) const {
   }
 }
 
+std::int64_t BandedPreconditioner::predicted_bytes(bool use_ul, int threads) const {
+  const int p = partitions();
+  std::int64_t bands = 0, largest = 0;
+  for (int i = 0; i < p; ++i) {
+    const std::int64_t b = 8 * static_cast<std::int64_t>(block_size(i)) * band_ld(kb_[i]);
+    bands += b;
+    largest = std::max(largest, b);
+  }
+  const std::int64_t m = m_, interfaces = p > 1 ? p - 1 : 0;
+  std::int64_t coupling = m > 0 ? interfaces * (5 * 8 * m * m + static_cast<std::int64_t>(sizeof(index_t)) * m) : 0;
+  if (m > 0 && use_ul) coupling += std::min<std::int64_t>(std::max(threads, 1), interfaces) * largest;
+  return bands + coupling;
+}
+
 std::int64_t BandedPreconditioner::bytes() const {
   std::int64_t b = 0;
   for (const auto& v : band_) b += static_cast<std::int64_t>(v.size()) * 8;

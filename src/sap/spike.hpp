@@ -56,6 +56,10 @@ class BandedPreconditioner {
   void apply(const double* r, double* z) const;
   /// Bytes held by the factors.
   std::int64_t bytes() const;
+  /// Bytes the factorization will hold and use after plan() (and set_block_order), before allocate():
+  /// bands, coupling blocks, spike tips, reduced systems and pivots, plus the UL work copies that up to
+  /// `threads` blocks hold at once (SaP-C with use_ul).
+  std::int64_t predicted_bytes(bool use_ul, int threads) const;
 
  private:
   index_t n_ = 0, k_ = 0, m_ = 0;  // m_: coupling width (K for SaP-C, 0 otherwise)

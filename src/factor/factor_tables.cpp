@@ -1,6 +1,6 @@
 // factor_tables.cpp — see factor_tables.hpp. Every node writes its own ranges (its pivot positions and row
 // list, placed by prefix sums), so nodes run in parallel; the counts are reductions of integers.
-#include "cuda/factor_tables.hpp"
+#include "factor/factor_tables.hpp"
 
 #include <algorithm>
 
@@ -30,7 +30,8 @@ GpuFactorCounts fill_host_tables(index_t n, const Vector<GpuNodeInfo>& info, con
   offset_t num_factor = 0, num_flops = 0;
   int num_delay = 0, maxfront = 0, num_two = 0, num_neg = 0, num_pos = 0, num_zero = 0;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : num_factor, num_flops, num_delay, num_two, num_neg, \
-                                                             num_pos, num_zero) reduction(max : maxfront)
+                                                             num_pos, num_zero) reduction(max : maxfront) \
+    if (rp[nsup] >= 50000)  // a team only where there is work for it (waking one costs tens of microseconds)
   for (index_t s = 0; s < nsup; ++s) {
     const GpuNodeInfo& ni = info[s];
     const index_t p0 = pos[s];

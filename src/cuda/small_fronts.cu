@@ -1,0 +1,118 @@
+// small_fronts.cu — the small fronts of a level in one launch: a thread block per front assembles it in shared
+// memory, factorizes it with threshold pivoting and writes L, D, its variables and its contribution block
+// (factor/small_front_core.hpp, which the CPU twin runs too). Sizes that depend on delays are read from the
+// children's results on the device, so consecutive levels need no host round trip.
+#include <cuda_runtime.h>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/small_fronts.cuh"
+#include "factor/small_front_core.hpp"
+
+namespace ssids {
+namespace detail {
+namespace gpu {
+
+namespace {
+
+/// A thread block as a team of warps (small_front_core.hpp's Team). Reductions go through two alternating
+/// scratch areas of one entry per warp (red_v/red_i: 2 x 32): a thread can only write an area again after the
+/// next reduction's barrier, which every thread passes after reading this one, so one barrier per reduction.
+struct BlockTeam {
+  int tid, nth, group, ngroups, lane;
+  static constexpr int nlanes = 32;
+  double* red_v;
+  int* red_i;
+  int half = 0;
+  unsigned long long* prof = nullptr;  // SmallFrontArgs::prof
+  long long last = 0;
+  __device__ void sync() const { __syncthreads(); }
+  /// Phases 0-4 of factor_small_node accumulate clock cycles (phase 0: from the kernel's start); 5, 6, 7 count
+  /// column maxima, trailing updates and 1x1 pivots.
+  __device__ void mark(int phase) {
+    if (!prof || tid != 0) return;
+    const long long now = clock64();
+    if (phase <= 4) {
+      atomicAdd(prof + phase, static_cast<unsigned long long>(now - last));
+      last = now;
+    } else {
+      atomicAdd(prof + phase, 1ULL);
+    }
+  }
+  __device__ double max_all(double v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    double* rv = red_v + 32 * half;
+    half ^= 1;
+    if (lane == 0) rv[group] = v;
+    __syncthreads();
+    double r = lane < ngroups ? rv[lane] : 0.0;  // values are >= 0
+    for (int o = 16; o > 0; o >>= 1) r = fmax(r, __shfl_xor_sync(0xffffffffu, r, o));  // every lane gets it
+    return r;
+  }
+  __device__ double group_max(double v) const {
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+  }
+  /// Largest v, smallest i among equal v (i = -1 only with v = 0, which loses to any i >= 0 with v = 0 too).
+  __device__ static bool better(double v, int i, double bv, int bi) {
+    return v > bv || (v == bv && i >= 0 && (bi < 0 || i < bi));
+  }
+  __device__ void argmax_all(double& v, int& i) {
+    for (int o = 16; o > 0; o >>= 1) {
+      const double ov = __shfl_xor_sync(0xffffffffu, v, o);
+      const int oi = __shfl_xor_sync(0xffffffffu, i, o);
+      if (better(ov, oi, v, i)) {
+        v = ov;
+        i = oi;
+      }
+    }
+    double* rv = red_v + 32 * half;
+    int* ri = red_i + 32 * half;
+    half ^= 1;
+    if (lane == 0) {
+      rv[group] = v;
+      ri[group] = i;
+    }
+    __syncthreads();
+    v = lane < ngroups ? rv[lane] : 0.0;
+    i = lane < ngroups ? ri[lane] : -1;
+    for (int o = 16; o > 0; o >>= 1) {  // every lane gets it
+      const double ov = __shfl_xor_sync(0xffffffffu, v, o);
+      const int oi = __shfl_xor_sync(0xffffffffu, i, o);
+      if (better(ov, oi, v, i)) {
+        v = ov;
+        i = oi;
+      }
+    }
+  }
+};
+
+__global__ void __launch_bounds__(256) small_fronts_kernel(SmallFrontArgs a) {
+  extern __shared__ double smem[];
+  __shared__ double red_v[64];
+  __shared__ int red_i[64];
+  BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
+              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), red_v, red_i, 0, a.prof, clock64()};
+  small::factor_small_node(t, a, static_cast<int>(blockIdx.x), reinterpret_cast<unsigned char*>(smem));
+}
+
+}  // namespace
+
+int small_fronts_threads(int m_cap) { return m_cap <= 48 ? 64 : m_cap <= 96 ? 128 : 256; }
+
+void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, cudaStream_t s) {
+  if (nblocks == 0) return;
+  static const bool attr = [] {
+    check_cuda(cudaFuncSetAttribute(small_fronts_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(small::small_front_bytes(small_front_max_rows))),
+               "cudaFuncSetAttribute (small fronts)");
+    return true;
+  }();
+  (void)attr;
+  const size_t bytes = static_cast<size_t>(small::small_front_bytes(m_cap));
+  small_fronts_kernel<<<nblocks, small_fronts_threads(m_cap), bytes, s>>>(a);
+  check_launch("small_fronts_kernel");
+}
+
+}  // namespace gpu
+}  // namespace detail
+}  // namespace ssids

@@ -1,0 +1,22 @@
+// small_fronts.cuh — launcher of the small-front kernel (cuda/small_fronts.cu; algorithm and twin:
+// factor/small_front_core.hpp, factor/small_fronts_twin.hpp).
+#pragma once
+#include <cuda_runtime.h>
+
+#include "cuda/front_tasks.hpp"
+#include "factor/small_front_plan.hpp"
+
+namespace ssids {
+namespace detail {
+namespace gpu {
+
+/// Threads per block for fronts of up to m_cap rows.
+int small_fronts_threads(int m_cap);
+
+/// One block per node a.nodes[0 .. nblocks); m_cap: the largest SmallSlot::m_cap among them (sizes the shared
+/// memory, at most small_front_max_rows).
+void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, cudaStream_t s);
+
+}  // namespace gpu
+}  // namespace detail
+}  // namespace ssids

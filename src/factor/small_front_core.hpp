@@ -1,0 +1,550 @@
+// small_front_core.hpp — the whole factorization of one small front (assembly excluded), compiled for the host
+// (the CPU twin, factor/small_fronts_twin.cpp) and for CUDA devices (cuda/small_fronts.cu): both run exactly
+// these functions, the host with one thread (tid 0, nth 1, no synchronization), a thread block with its threads,
+// __syncthreads() and block-wide max reductions. Every entry is written by one thread with the same operations in
+// both, and the reductions are maxima (exact in any order), so the twin and the kernel agree bitwise.
+// Arithmetic goes through mul/sub/add/dvd: __dmul_rn etc. on the device (never contracted into FMA), plain IEEE
+// operations on the host (the library is compiled in ISO C++ mode, where GCC does not contract them either).
+//
+// Storage: the front F is m x m, column-major with leading dimension ld >= m, lower triangle only; the first p
+// positions are fully summed. vars[i] is the variable at position i (moved with the symmetric interchanges).
+//
+// Pivoting: the rule of the CPU path's ldlt_threshold_partial (dense_ldlt.cpp) — windows of at most ib candidate
+// columns; in a window, candidates left to right, a 1x1 pivot when |a_jj| >= u max_i|a_ij|, else a 2x2 with the
+// window column of largest |a_rj| (first on ties) when the 2x2 test passes, else the candidate is tried again
+// only after the next accepted pivot; a window that made progress is followed by its failed columns plus ib new
+// ones, a window without progress is doubled until it covers every remaining candidate; the rest is delayed, or
+// on a root (m == p) the relaxed pass with u = 0 and forced pivots. The pivot tests are pivot_tests.hpp's. (The
+// CPU path marks failed candidates as tried until the next accepted pivot; since its scan only moves forward
+// between accepted pivots, the marks never change a decision, and this code has none.)
+// Updates as on the CPU path: an accepted pivot updates the other columns of its window (over all their rows),
+// and a window's pivots update every column after the window at once when it ends (finish_window); the sums
+// are ordered differently, so the values equal the CPU path's up to rounding and the pivot decisions match it
+// except where a comparison is within rounding of its threshold.
+#pragma once
+#include <cmath>
+
+#include "common/host_device.hpp"
+#include "cuda/front_tasks.hpp"
+#include "factor/pivot_tests.hpp"
+
+namespace ssids {
+namespace detail {
+namespace small {
+
+using gpu::ATarget;
+using gpu::small_deferred;
+using gpu::small_done;
+using gpu::small_not_posdef;
+using gpu::SmallFrontArgs;
+using gpu::SmallResult;
+using gpu::SmallSlot;
+
+SSIDS_HOST_DEVICE double mul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+SSIDS_HOST_DEVICE double add(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+SSIDS_HOST_DEVICE double sub(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+SSIDS_HOST_DEVICE double dvd(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __ddiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+/// 1/a rounded to nearest (the same value as dvd(1, a)).
+SSIDS_HOST_DEVICE double rcp(double a) {
+#if defined(__CUDA_ARCH__)
+  return __drcp_rn(a);
+#else
+  return 1.0 / a;
+#endif
+}
+
+/// Inverse of a 2x2 pivot with the operations above (two_by_two_inverse's formulas).
+SSIDS_HOST_DEVICE void inverse_2x2(double a11, double a21, double a22, double& i11, double& i21, double& i22) {
+  const double det = sub(mul(a11, a22), mul(a21, a21));
+  i11 = dvd(a22, det);
+  i21 = dvd(-a21, det);
+  i22 = dvd(a11, det);
+}
+
+/// One thread doing everything (the CPU twin). A team also splits into groups (warps on the device) of nlanes
+/// lanes, for loops over columns (groups) and rows (lanes).
+struct HostTeam {
+  static constexpr int tid = 0, nth = 1;
+  static constexpr int group = 0, ngroups = 1, lane = 0, nlanes = 1;
+  void sync() const {}
+  double max_all(double v) const { return v; }
+  /// Largest v over the group (a warp on the device), in every lane.
+  double group_max(double v) const { return v; }
+  /// Profiling hook of the device team (time since the last mark, to counter `phase`); nothing on the host.
+  void mark(int /*phase*/) {}
+  /// (v, i) with the largest v, the smallest i among equal v; here the caller's own candidate.
+  void argmax_all(double& /*v*/, int& /*i*/) const {}
+};
+
+/// Front view with the accessors the algorithm needs.
+struct FrontRef {
+  double* a;
+  int ld, m;
+  SSIDS_HOST_DEVICE double& at(int i, int j) const { return a[i + static_cast<long long>(j) * ld]; }
+  SSIDS_HOST_DEVICE double sym(int i, int j) const { return i >= j ? at(i, j) : at(j, i); }
+};
+
+/// Workspace of one front's factorization (shared memory on the device): dinv, 2m doubles, D^{-1} of the pivots
+/// of the current window in D's layout (1/d for a 1x1, i11 i21 i22 for a 2x2); gpart, two areas (32 doubles
+/// each, the first used): the largest |entry| of the column after an accepted pivot, below its diagonal (the next
+/// candidate's column maximum, computed by group 0 during the update). Pivots write the two areas in turn
+/// (gsel): a thread may still read the last pivot's value while a faster one writes the next pivot's, since a
+/// pivot whose candidate is already in place passes no barrier before its update.
+struct SmallWork {
+  double* dinv;
+  double* gpart;
+  int gsel = 0;
+  SSIDS_HOST_DEVICE double* gpart_next() { return gpart + 32 * gsel; }
+  SSIDS_HOST_DEVICE const double* gpart_last() const { return gpart + 32 * (gsel ^ 1); }
+};
+
+template <class Team>
+SSIDS_HOST_DEVICE double column_absmax(Team& t, const FrontRef& f, int k, int j, int ex) {
+  t.mark(5);
+  double r = 0.0;
+  for (int c = k + t.tid; c < j; c += t.nth)
+    if (c != ex) r = std::fmax(r, std::fabs(f.at(j, c)));
+  for (int i = j + 1 + t.tid; i < f.m; i += t.nth)
+    if (i != ex) r = std::fmax(r, std::fabs(f.at(i, j)));
+  return t.max_all(r);
+}
+
+/// Symmetric interchange of positions x and y of the whole lower-triangle storage (including the rows of the
+/// computed L columns before x) and of vars. Every pair of entries is swapped by one thread.
+template <class Team>
+SSIDS_HOST_DEVICE void symmetric_swap(Team& t, const FrontRef& f, int x, int y, int* vars) {
+  if (x == y) return;
+  if (x > y) {
+    const int z = x;
+    x = y;
+    y = z;
+  }
+  // index space: [0, x) row parts, x the diagonal, (x, y) the crossing part, (y, m) the column parts
+  for (int q = t.tid; q < f.m; q += t.nth) {
+    if (q == y) continue;
+    double* p1;
+    double* p2;
+    if (q < x) {
+      p1 = &f.at(x, q);
+      p2 = &f.at(y, q);
+    } else if (q == x) {
+      p1 = &f.at(x, x);
+      p2 = &f.at(y, y);
+    } else if (q < y) {
+      p1 = &f.at(q, x);
+      p2 = &f.at(y, q);
+    } else {
+      p1 = &f.at(q, x);
+      p2 = &f.at(q, y);
+    }
+    const double v = *p1;
+    *p1 = *p2;
+    *p2 = v;
+  }
+  if (t.tid == 0) {
+    const int v = vars[x];
+    vars[x] = vars[y];
+    vars[y] = v;
+  }
+  t.sync();
+}
+
+// Inside a window the pivots' columns are left unscaled (column k holds (L D)(:, k)) and the pivots' diagonal
+// entries hold D: a pivot is then one barrier (its update reads nothing another thread writes in the same
+// step). finish_window scales them into L when the window ends.
+
+/// 1x1 pivot at position j, moved to k: the window's other columns (k, e) updated over their rows,
+/// F(i, c) -= F(i, k) (F(c, k) / d); columns over the groups, rows over the lanes. Leaves in ws.gpart the maximum
+/// of column k+1 below its diagonal (group 0's column; meaningful when k + 1 < e). Returns k+1.
+template <class Team>
+SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e, int* vars, double* d, SmallWork& ws) {
+  symmetric_swap(t, f, k, j, vars);
+  const double dkk = f.at(k, k);
+  const double rd = rcp(dkk);
+  if (t.tid == 0) {
+    d[2 * k] = dkk;
+    d[2 * k + 1] = 0.0;
+    ws.dinv[2 * k] = rd;
+    ws.dinv[2 * k + 1] = 0.0;
+  }
+  double g = 0.0;
+  for (int c = k + 1 + t.group; c < e; c += t.ngroups) {
+    const double wc = mul(f.at(c, k), rd);
+    for (int i = c + t.lane; i < f.m; i += t.nlanes) {
+      const double v = sub(f.at(i, c), mul(f.at(i, k), wc));
+      f.at(i, c) = v;
+      if (c == k + 1 && i > c) g = std::fmax(g, std::fabs(v));
+    }
+  }
+  if (t.group == 0) {
+    g = t.group_max(g);
+    if (t.lane == 0) ws.gpart_next()[0] = g;
+  }
+  ws.gsel ^= 1;
+  t.sync();
+  t.mark(7);
+  return k + 1;
+}
+
+/// 2x2 pivot on positions j and r, moved to k and k+1 in their order; updates the window's columns [k+2, e),
+/// F(i, c) -= [F(i, k) F(i, k+1)] D^{-1} [F(c, k); F(c, k+1)], mapped as in pivot_1x1. Leaves in ws.gpart the
+/// maximum of column k+2 below its diagonal (group 0's column). Returns k+2.
+template <class Team>
+SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r, int e, int* vars, double* d,
+                                SmallWork& ws) {
+  const int first = j < r ? j : r, second = j < r ? r : j;
+  symmetric_swap(t, f, k, first, vars);
+  symmetric_swap(t, f, k + 1, second, vars);
+  const double a11 = f.at(k, k), a21 = f.at(k + 1, k), a22 = f.at(k + 1, k + 1);
+  double i11, i21, i22;
+  inverse_2x2(a11, a21, a22, i11, i21, i22);
+  if (t.tid == 0) {
+    d[2 * k] = a11;
+    d[2 * k + 1] = a21;
+    d[2 * k + 2] = a22;
+    d[2 * k + 3] = 0.0;
+    ws.dinv[2 * k] = i11;
+    ws.dinv[2 * k + 1] = i21;
+    ws.dinv[2 * k + 2] = i22;
+    ws.dinv[2 * k + 3] = 0.0;
+  }
+  double g = 0.0;
+  for (int c = k + 2 + t.group; c < e; c += t.ngroups) {
+    const double x = f.at(c, k), y = f.at(c, k + 1);
+    const double w1 = add(mul(x, i11), mul(y, i21)), w2 = add(mul(x, i21), mul(y, i22));
+    for (int i = c + t.lane; i < f.m; i += t.nlanes) {
+      const double v = sub(f.at(i, c), add(mul(f.at(i, k), w1), mul(f.at(i, k + 1), w2)));
+      f.at(i, c) = v;
+      if (c == k + 2 && i > c) g = std::fmax(g, std::fabs(v));
+    }
+  }
+  if (t.group == 0) {
+    g = t.group_max(g);
+    if (t.lane == 0) ws.gpart_next()[0] = g;
+  }
+  ws.gsel ^= 1;
+  t.sync();
+  return k + 2;
+}
+
+/// Zero pivot at position j, moved to k: D = 0, D^{-1} = 0 (its column becomes 0 when scaled), no update.
+/// Returns k+1.
+template <class Team>
+SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* vars, double* d, SmallWork& ws) {
+  symmetric_swap(t, f, k, j, vars);
+  if (t.tid == 0) {
+    d[2 * k] = 0.0;
+    d[2 * k + 1] = 0.0;
+    ws.dinv[2 * k] = 0.0;
+    ws.dinv[2 * k + 1] = 0.0;
+  }
+  t.sync();
+  return k + 1;
+}
+
+/// Ends a window whose pivots [k0, k1) are in place unscaled: first the columns [e, m) after the window catch up,
+/// F(i, c) -= sum_q F(i, q) W(c, q) for e <= c <= i < m with W = F(c, k0:k1) D^{-1} formed in the front's unused
+/// upper triangle (W(c, q) at (q, c), q < k1 <= e <= c, where a warp reads it as a broadcast); then the pivots'
+/// columns are scaled into L (unit diagonal, 0 at (q+1, q) of a 2x2).
+template <class Team>
+SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d, const SmallWork& ws, int k0, int k1,
+                                     int e) {
+  if (k1 <= k0) return;
+  const double* dinv = ws.dinv;
+  if (e < f.m) {
+    t.mark(6);
+    for (int c = e + t.tid; c < f.m; c += t.nth) {
+      for (int q = k0; q < k1;) {
+        const double x = f.at(c, q);
+        if (d[2 * q + 1] != 0.0) {  // 2x2 pivot (q, q+1)
+          const double y = f.at(c, q + 1);
+          f.at(q, c) = add(mul(x, dinv[2 * q]), mul(y, dinv[2 * q + 1]));
+          f.at(q + 1, c) = add(mul(x, dinv[2 * q + 1]), mul(y, dinv[2 * q + 2]));
+          q += 2;
+        } else {
+          f.at(q, c) = mul(x, dinv[2 * q]);
+          q += 1;
+        }
+      }
+    }
+    t.sync();
+    for (int c = e + t.group; c < f.m; c += t.ngroups) {
+      const double* wc = &f.at(0, c);  // W(c, q) at wc[q]
+      for (int i = c + t.lane; i < f.m; i += t.nlanes) {
+        double acc = 0.0;
+        for (int q = k0; q < k1; ++q) acc = add(acc, mul(f.at(i, q), wc[q]));
+        f.at(i, c) = sub(f.at(i, c), acc);
+      }
+    }
+    t.sync();
+  }
+  // scale: L(i, q) = F(i, q) / d (1x1), [L(i, q) L(i, q+1)] = [F(i, q) F(i, q+1)] D^{-1} (2x2), rows below the pivot
+  for (int q = k0 + t.group; q < k1; q += t.ngroups) {
+    const bool two = d[2 * q + 1] != 0.0;
+    const bool second = q > k0 && d[2 * q - 1] != 0.0;  // the second column of a 2x2: done with the first
+    if (second) continue;
+    if (two) {
+      const double i11 = dinv[2 * q], i21 = dinv[2 * q + 1], i22 = dinv[2 * q + 2];
+      for (int i = q + 2 + t.lane; i < f.m; i += t.nlanes) {
+        const double x = f.at(i, q), y = f.at(i, q + 1);
+        f.at(i, q) = add(mul(x, i11), mul(y, i21));
+        f.at(i, q + 1) = add(mul(x, i21), mul(y, i22));
+      }
+      if (t.lane == 0) {
+        f.at(q, q) = 1.0;
+        f.at(q + 1, q) = 0.0;
+        f.at(q + 1, q + 1) = 1.0;
+      }
+    } else {
+      const double r = dinv[2 * q];
+      for (int i = q + 1 + t.lane; i < f.m; i += t.nlanes) f.at(i, q) = mul(f.at(i, q), r);
+      if (t.lane == 0) f.at(q, q) = 1.0;
+    }
+  }
+  t.sync();
+}
+
+/// Threshold pivoting inside the window [k, e) (dense_ldlt.cpp's factor_window). Returns the new k.
+template <class Team>
+SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, double u, double small, int* vars,
+                                    double* d, SmallWork& ws) {
+  int j = k;
+  bool ready = false;  // ws.gpart holds column k's maximum below its diagonal (left by the last pivot)
+  while (true) {
+    if (j >= e) break;
+    const double ajj = f.at(j, j);
+    const double gj = ready ? ws.gpart_last()[0] : column_absmax(t, f, k, j, -1);  // j == k when ready
+    ready = false;
+    if (std::fmax(std::fabs(ajj), gj) <= small) {
+      k = pivot_zero(t, f, k, j, vars, d, ws);
+    } else if (one_by_one_ok(ajj, gj, u, small)) {
+      k = pivot_1x1(t, f, k, j, e, vars, d, ws);
+      ready = k < e;
+    } else {
+      // 2x2 partner: the other window column with the largest |a_rj| (first on ties; none if all are 0)
+      double best = 0.0;
+      int r = -1;
+      for (int c = k + t.tid; c < e; c += t.nth) {
+        if (c == j) continue;
+        const double v = std::fabs(f.sym(c, j));
+        if (v > best) {
+          best = v;
+          r = c;
+        }
+      }
+      t.argmax_all(best, r);
+      bool ok = false;
+      if (r >= 0) {
+        const double arj = f.sym(r, j), arr = f.at(r, r);
+        const double gj2 = column_absmax(t, f, k, j, r);
+        const double gr2 = column_absmax(t, f, k, r, j);
+        ok = two_by_two_ok(ajj, arj, arr, gj2, gr2, u);
+      }
+      if (ok) {
+        k = pivot_2x2(t, f, k, j, r, e, vars, d, ws);
+        ready = k < e;
+      } else {
+        ++j;  // tried again only after the next accepted pivot
+        continue;
+      }
+    }
+    j = k;  // every remaining candidate has changed: all are eligible again
+  }
+  return k;
+}
+
+/// Partial LDL^T of the first p columns with the CPU path's window sequence (ib: its window width, min of
+/// the CPU block size and 32). On exit columns [0, nelim) hold L (unit diagonal, 0 at (k+1, k) of a 2x2),
+/// d[0, 2 nelim) holds D in the CPU layout, the trailing triangle from nelim on is the Schur complement whose
+/// first p - nelim positions are the delayed columns, and vars is permuted like the positions.
+/// Root fronts (m == p) eliminate every column (relaxed pass, then forced pivots). Returns nelim.
+template <class Team>
+SSIDS_HOST_DEVICE int ldlt_small(Team& t, const FrontRef& f, int p, double u, double small, int ib, int* vars,
+                                 double* d, SmallWork& ws) {
+  int k = 0, wnext = ib;
+  while (k < p) {
+    const int w = wnext < p - k ? wnext : p - k;
+    const int e = k + w;
+    const int knew = factor_window(t, f, k, e, u, small, vars, d, ws);
+    if (knew > k) {
+      finish_window(t, f, d, ws, k, knew, e);  // the columns after the window catch up; L
+      k = knew;
+      wnext = (e - knew) + ib;
+    } else {
+      if (e == p) break;
+      wnext = 2 * w;
+    }
+  }
+  if (f.m == p && k < p) {
+    const int k0 = k;  // the root's remaining columns are one window: scaled once at the end
+    while (k < p) {
+      k = factor_window(t, f, k, p, 0.0, small, vars, d, ws);
+      if (k == p) break;
+      int best = k;
+      for (int c = k + 1; c < p; ++c)  // every thread scans the diagonal: the same answer everywhere
+        if (std::fabs(f.at(c, c)) > std::fabs(f.at(best, best))) best = c;
+      t.sync();  // before the pivot below moves diagonal entries
+      if (std::fabs(f.at(best, best)) > small) k = pivot_1x1(t, f, k, best, p, vars, d, ws);
+      else k = pivot_zero(t, f, k, k, vars, d, ws);
+    }
+    finish_window(t, f, d, ws, k0, p, p);
+  }
+  return k;
+}
+
+/// Positive-definite mode: pivots in order, 1x1, none may be <= 0. Returns p, or -(c + 1) for the first column
+/// c whose pivot is not positive.
+template <class Team>
+SSIDS_HOST_DEVICE int ldlt_small_posdef(Team& t, const FrontRef& f, int p, int ib, int* vars, double* d,
+                                        SmallWork& ws) {
+  for (int k0 = 0; k0 < p; k0 += ib) {
+    const int e = k0 + ib < p ? k0 + ib : p;
+    for (int k = k0; k < e; ++k) {
+      if (!(f.at(k, k) > 0.0)) return -(k + 1);
+      pivot_1x1(t, f, k, k, e, vars, d, ws);
+    }
+    finish_window(t, f, d, ws, k0, e, e);
+  }
+  return p;
+}
+
+/// Shared-memory (or host) layout of one small front: the front with leading dimension ld, dinv (2m), gpart (64),
+/// vars.
+SSIDS_HOST_DEVICE int small_front_ld(int m) { return m | 1; }  // odd: a row of the front spreads over the banks
+SSIDS_HOST_DEVICE long long small_front_bytes(int m_cap) {
+  const long long ld = small_front_ld(m_cap);
+  return 8 * (ld * m_cap + 2LL * m_cap + 64) + 4LL * m_cap;
+}
+
+/// Node s of the launch (a.nodes[b]): sizes from its children's results, assembly of A and of the children's
+/// contribution blocks (children in child_list order, each added to a zeroed front: the CPU path's order),
+/// factorization, and the outputs at its slot. A node with a child that is not done, or that would receive or
+/// pass up more delays than its slot holds, is deferred (to the level loop) without writing anything else.
+/// `mem`: small_front_bytes(slot.m_cap) bytes, 8-byte aligned.
+template <class Team>
+SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b, unsigned char* mem) {
+  const int s = a.nodes[b];
+  const SmallSlot slot = a.slots[s];
+  int ndelay = 0;
+  bool ready = true;
+  for (int q = a.child_ptr[s]; q < a.child_ptr[s + 1]; ++q) {
+    const SmallResult rc = a.res[a.child_list[q]];
+    ready = ready && rc.state == small_done;
+    ndelay += rc.p - rc.nelim;
+  }
+  const int ncol = a.sptr[s + 1] - a.sptr[s];
+  const int nrow = static_cast<int>(a.rptr[s + 1] - a.rptr[s]);
+  const int m = nrow + ndelay, p = ncol + ndelay;
+  if (!ready || m > slot.m_cap) {
+    if (t.tid == 0) a.res[s] = SmallResult{small_deferred, m, p, -1, -1};  // nelim -1: not run
+    return;
+  }
+  const int ld = small_front_ld(m);
+  FrontRef f{reinterpret_cast<double*>(mem), ld, m};
+  SmallWork ws;
+  ws.dinv = f.a + static_cast<long long>(ld) * m;
+  ws.gpart = ws.dinv + 2 * m;
+  int* vars = reinterpret_cast<int*>(ws.gpart + 64);
+
+  t.mark(0);
+  // ---- assembly: zero, variables, A, children in order
+  for (int j = t.group; j < m; j += t.ngroups)
+    for (int i = j + t.lane; i < m; i += t.nlanes) f.at(i, j) = 0.0;
+  for (int q = t.tid; q < nrow; q += t.nth) {
+    if (q < ncol) vars[q] = a.perm[a.sptr[s] + q];
+    else vars[q + ndelay] = a.perm[a.rlist[a.rptr[s] + q]];
+  }
+  t.sync();
+  for (long long q = a.tptr[s] + t.tid; q < a.tptr[s + 1]; q += t.nth) {
+    const ATarget at = a.targets[q];
+    double acc = 0.0;
+    for (int e = at.src_begin; e < at.src_end; ++e) {
+      double v = a.val[a.srcs[e]];
+      if (a.scale) v = mul(v, mul(a.scale[at.orig_row], a.scale[at.orig_col]));
+      acc = add(acc, v);
+    }
+    f.at(at.lrow < ncol ? at.lrow : at.lrow + ndelay, at.lcol) = acc;
+  }
+  t.sync();
+  t.mark(1);
+  int delay_pos = ncol;
+  for (int q = a.child_ptr[s]; q < a.child_ptr[s + 1]; ++q) {
+    const int c = a.child_list[q];
+    const SmallResult rc = a.res[c];
+    const SmallSlot cs = a.slots[c];
+    const int nd = rc.p - rc.nelim, mc = rc.m - rc.nelim;
+    const int cncol = a.sptr[c + 1] - a.sptr[c];
+    const int* cmap = a.cmap + a.rptr[c] + cncol;
+    const double* C = a.cb_pool + cs.cb_off;
+    for (int i = t.tid; i < nd; i += t.nth) vars[delay_pos + i] = a.rows_store[cs.rows_off + rc.nelim + i];
+    for (int j = t.group; j < mc; j += t.ngroups) {
+      const int fj = j < nd ? delay_pos + j : (cmap[j - nd] < ncol ? cmap[j - nd] : cmap[j - nd] + ndelay);
+      for (int i = j + t.lane; i < mc; i += t.nlanes) {
+        const int fi = i < nd ? delay_pos + i : (cmap[i - nd] < ncol ? cmap[i - nd] : cmap[i - nd] + ndelay);
+        double& x = fi >= fj ? f.at(fi, fj) : f.at(fj, fi);
+        x = add(x, C[i + static_cast<long long>(j) * mc]);
+      }
+    }
+    delay_pos += nd;
+    t.sync();
+  }
+
+  t.mark(2);
+  // ---- factorization
+  double* d = a.dstore + slot.d_off;
+  int nelim;
+  if (a.posdef) {
+    nelim = ldlt_small_posdef(t, f, p, a.ib, vars, d, ws);
+    if (nelim < 0) {
+      if (t.tid == 0) a.res[s] = SmallResult{small_not_posdef, m, p, 0, vars[-nelim - 1]};
+      return;
+    }
+  } else {
+    nelim = ldlt_small(t, f, p, a.u, a.small, a.ib, vars, d, ws);
+  }
+  if (p - nelim > slot.dout_cap) {
+    if (t.tid == 0) a.res[s] = SmallResult{small_deferred, m, p, nelim, -1};
+    return;
+  }
+
+  t.mark(3);
+  // ---- outputs: L (strict upper triangle 0), variables, contribution block (lower triangle)
+  double* L = a.lstore + slot.l_off;
+  for (int j = t.group; j < nelim; j += t.ngroups)
+    for (int i = t.lane; i < m; i += t.nlanes) L[i + static_cast<long long>(j) * m] = i < j ? 0.0 : f.at(i, j);
+  for (int i = t.tid; i < m; i += t.nth) a.rows_store[slot.rows_off + i] = vars[i];
+  const int mc = m - nelim;
+  double* C = a.cb_pool + slot.cb_off;
+  for (int j = t.group; j < mc; j += t.ngroups)
+    for (int i = j + t.lane; i < mc; i += t.nlanes) C[i + static_cast<long long>(j) * mc] = f.at(nelim + i, nelim + j);
+  if (t.tid == 0) a.res[s] = SmallResult{small_done, m, p, nelim, -1};
+  t.mark(4);
+}
+
+}  // namespace small
+}  // namespace detail
+}  // namespace ssids

@@ -1,0 +1,139 @@
+// small_front_plan.cpp — the small-front plan and what deferrals teach it (contract: small_front_plan.hpp).
+#include "factor/small_front_plan.hpp"
+
+#include <algorithm>
+
+namespace ssids {
+namespace detail {
+namespace gpu {
+
+namespace {
+
+/// Delays a node may pass up before any was seen: a quarter of its fully summed columns, at least 4. Delays it
+/// may receive: what its children may pass up, at most its own columns (at least 16). Generous enough that a
+/// matrix with few delays never defers, small enough that fronts near max_rows stay small.
+int heuristic_out(int p_cap) { return std::min(p_cap, std::max(4, p_cap / 4)); }
+int heuristic_in(int ncol, long long children_out) {
+  return static_cast<int>(std::min<long long>(children_out, std::max(16, ncol)));
+}
+
+int need(const Vector<int>& v, index_t s) { return v.empty() ? 0 : v[s]; }
+
+}  // namespace
+
+SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs) {
+  SmallFrontPlan pl;
+  const index_t nsup = sym.nsup;
+  pl.ib = std::min(32, std::max(8, cpu_block_size));
+  pl.small.assign(nsup, 0);
+  pl.slots.assign(nsup, SmallSlot{0, 0, 0, 0, 0, 0});
+  Vector<long long> cb_cap(nsup, 0);
+  // nodes are in postorder: children first
+  for (index_t s = 0; s < nsup; ++s) {
+    const int ncol = sym.ncol(s), nrow = sym.nrow(s);
+    long long children_out = 0;
+    bool children_small = true;
+    for (index_t q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q) {
+      const index_t c = sym.child_list[q];
+      children_out += pl.slots[c].dout_cap;
+      children_small = children_small && pl.small[c];
+    }
+    int din = 0, dout = 0;
+    if (!posdef) {
+      din = static_cast<int>(std::min<long long>(children_out, std::max(heuristic_in(ncol, children_out), need(needs.delays_in, s))));
+      const int p_cap = ncol + din;
+      dout = sym.sparent[s] < 0 ? 0 : std::min(p_cap, std::max(heuristic_out(p_cap), need(needs.delays_out, s)));
+    }
+    SmallSlot& sl = pl.slots[s];
+    sl.m_cap = nrow + din;
+    sl.dout_cap = dout;
+    const bool barred = !needs.not_small.empty() && needs.not_small[s];
+    pl.small[s] = children_small && !barred && sl.m_cap <= small_front_max_rows;
+    cb_cap[s] = (nrow - ncol) + dout;
+  }
+  // slots of L, rows and D in node order; contribution blocks: persistent area, then the two parity halves
+  long long persistent = 0, half[2] = {0, 0};
+  Vector<long long> level_cb(2 * static_cast<size_t>(sym.num_levels) + 2, 0);
+  for (index_t s = 0; s < nsup; ++s) {
+    if (!pl.small[s]) continue;
+    SmallSlot& sl = pl.slots[s];
+    const int p_cap = sym.ncol(s) + (sl.m_cap - sym.nrow(s));
+    sl.l_off = pl.l_size;
+    sl.rows_off = pl.rows_size;
+    sl.d_off = pl.d_size;
+    pl.l_size += static_cast<long long>(sl.m_cap) * p_cap;
+    pl.rows_size += sl.m_cap;
+    pl.d_size += 2LL * p_cap;
+    const long long cb = cb_cap[s] * cb_cap[s];
+    const index_t par = sym.sparent[s];
+    if (par >= 0 && pl.small[par]) {
+      const index_t lev = sym.node_level[s];
+      sl.cb_off = -1 - level_cb[lev];  // within its level's half, made absolute below
+      level_cb[lev] += cb;
+    } else {
+      sl.cb_off = persistent;
+      persistent += cb;
+    }
+    ++pl.num_small;
+  }
+  for (index_t lev = 0; lev < sym.num_levels; ++lev) half[lev % 2] = std::max(half[lev % 2], level_cb[lev]);
+  for (index_t s = 0; s < nsup; ++s) {
+    if (!pl.small[s] || pl.slots[s].cb_off >= 0) continue;
+    const index_t lev = sym.node_level[s];
+    pl.slots[s].cb_off = persistent + (lev % 2 ? half[0] : 0) + (-1 - pl.slots[s].cb_off);
+  }
+  pl.cb_size = persistent + half[0] + half[1];
+  // launches: levels from the deepest up, the small nodes of each
+  pl.launch_ptr.push_back(0);
+  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
+    int m_cap = 0;
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const index_t s = sym.level_nodes[k];
+      if (!pl.small[s]) continue;
+      pl.nodes.push_back(s);
+      m_cap = std::max(m_cap, pl.slots[s].m_cap);
+    }
+    if (static_cast<int>(pl.nodes.size()) > pl.launch_ptr.back()) {
+      pl.launch_ptr.push_back(static_cast<int>(pl.nodes.size()));
+      pl.launch_m_cap.push_back(m_cap);
+    }
+  }
+  return pl;
+}
+
+bool learn_small_front_needs(const Symbolic& sym, const SmallFrontPlan& plan, const SmallResult* res,
+                             SmallFrontNeeds& needs, int tries) {
+  const index_t nsup = sym.nsup;
+  if (needs.delays_in.empty()) {
+    needs.delays_in.assign(nsup, 0);
+    needs.delays_out.assign(nsup, 0);
+    needs.not_small.assign(nsup, 0);
+  }
+  bool deferred = false;
+  for (index_t s = 0; s < nsup; ++s) {
+    if (!plan.small[s]) continue;
+    const SmallResult& r = res[s];
+    const int din = r.p - sym.ncol(s);
+    if (r.state == small_done) {
+      needs.delays_in[s] = std::max(needs.delays_in[s], din);
+      needs.delays_out[s] = std::max(needs.delays_out[s], r.p - r.nelim);
+    } else if (r.state == small_deferred) {
+      deferred = true;
+      if (r.nelim >= 0) {  // ran, but passes up more than its room
+        needs.delays_in[s] = std::max(needs.delays_in[s], din);
+        needs.delays_out[s] = std::max(needs.delays_out[s], r.p - r.nelim);
+      } else {  // not run: a child was not done, or it receives more than its room (then r.p is exact)
+        bool children_done = true;
+        for (index_t q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q)
+          children_done = children_done && res[sym.child_list[q]].state == small_done;
+        if (children_done) needs.delays_in[s] = std::max(needs.delays_in[s], din);
+      }
+      if (tries >= 3) needs.not_small[s] = 1;
+    }
+  }
+  return deferred;
+}
+
+}  // namespace gpu
+}  // namespace detail
+}  // namespace ssids

@@ -1,0 +1,58 @@
+// small_front_plan.hpp — which nodes the small-front kernel factorizes (cuda/small_fronts.cu), with room for how
+// many delays, and where their outputs go (plain C++: planned on the host, also run by the CPU twin's tests).
+//
+// A node is small when its front, with the delays its slot allows, has at most small_front_max_rows rows and all
+// its children are small: the small nodes are whole subtrees at the bottom of the assembly tree. They are
+// factorized level by level, deepest first, one launch per level, before the level loop takes the other nodes.
+// Room for delays: a node may pass up dout_cap delayed columns and receive din_cap (both learned upward from
+// what earlier factorizations needed); a node that would need more is deferred, and the factorization retries
+// with a plan that gives it more room, or hands it to the level loop.
+// Contribution blocks: a small node whose parent is small leaves its block in the half of a ping-pong area that
+// belongs to its level's parity (the parent, one level up, reads it before the next level of that parity writes);
+// a node whose parent is not small (or that is a root) leaves it in the persistent area, where the level loop
+// reads it later.
+#pragma once
+#include "analyse/symbolic.hpp"
+#include "cuda/front_tasks.hpp"
+#include "ssids/memory.hpp"
+
+namespace ssids {
+namespace detail {
+namespace gpu {
+
+/// Largest front of the small-front kernel: the front and its workspace fit in 227 KiB of shared memory.
+constexpr int small_front_max_rows = 160;
+
+/// What earlier factorizations of the same analysis needed, by node (kept with the analysis' device data).
+struct SmallFrontNeeds {
+  Vector<int> delays_in;   ///< most delayed columns received
+  Vector<int> delays_out;  ///< most delayed columns passed up
+  Vector<unsigned char> not_small;  ///< handed to the level loop for good
+};
+
+struct SmallFrontPlan {
+  Vector<unsigned char> small;  ///< by node
+  Vector<SmallSlot> slots;      ///< by node (meaningful for small nodes)
+  Vector<int> nodes;            ///< small nodes, launch by launch
+  Vector<int> launch_ptr;       ///< launch i takes nodes[launch_ptr[i] .. launch_ptr[i+1])
+  Vector<int> launch_m_cap;     ///< the largest m_cap of each launch
+  long long l_size = 0, rows_size = 0, d_size = 0, cb_size = 0;  ///< room the slots take
+  long long num_small = 0;
+  int ib = 32;                  ///< window width of the pivot search
+  int launches() const { return static_cast<int>(launch_ptr.size()) - 1; }
+};
+
+/// Plans the small fronts of `sym`. posdef: no delays. cpu_block_size: Options::cpu_block_size (the CPU path's
+/// window width is min(32, block size), and the small fronts search like it). needs: may be empty (sized nsup
+/// otherwise).
+SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs);
+
+/// After a factorization whose small phase deferred nodes: records in `needs` what the results show (delays
+/// received and passed up by the nodes that ran; nodes that keep being deferred after `tries` attempts are
+/// marked not small). Returns true when the plan should be rebuilt.
+bool learn_small_front_needs(const Symbolic& sym, const SmallFrontPlan& plan, const SmallResult* res,
+                             SmallFrontNeeds& needs, int tries);
+
+}  // namespace gpu
+}  // namespace detail
+}  // namespace ssids
