@@ -406,31 +406,34 @@ bool run_ipm(const Config& cfg, Spral* spral, const std::string& spec) {
               "factor_ptr32 / solve1, handles freed before every analyse; medians of %d rounds; cache %s, reuse %s\n",
               spec.c_str(), nvar + ncon, iters, cfg.repeat, cfg.no_cache ? "off" : "on",
               ssids::detail::matching_reuse() == ssids::detail::MatchingReuse::exact ? "exact" : "keep_compatible");
-  std::printf("%4s | %8s %8s %8s %6s %5s %6s | %8s %8s %8s %6s %6s\n", "iter", "analyse", "factor", "solve", "delays",
+  std::printf("%4s | %8s %8s %8s %6s %5s %6s | %8s %8s %8s %6s %5s\n", "iter", "analyse", "factor", "solve", "delays",
               "neg", "reuse", "SPRAL an", "factor", "solve", "delays", "neg");
-  double tot_ours = 0, tot_spral = 0, an_ours = 0, an_spral = 0;
-  long del_ours = 0, del_spral = 0;
+  // one library's iteration t: medians over the rounds, added to its totals; the first round's counts
+  struct Totals {
+    double all = 0, analyse = 0;
+    long delays = 0;
+  } ours_tot, spral_tot;
+  auto take = [&](const std::vector<std::vector<Step>>& rounds, int t, Totals& tot) {
+    const Step& first = rounds[0][t];
+    const double a = med(rounds, t, &Step::analyse), f = med(rounds, t, &Step::factor), s = med(rounds, t, &Step::solve);
+    tot.all += a + f + s;
+    tot.analyse += a;
+    tot.delays += first.delays;
+    std::printf(" %8.4f %8.4f %8.4f %6d %5d", a, f, s, first.delays, first.neg);
+    return first;
+  };
   bool ok = true;
   for (int t = 0; t < iters; ++t) {
-    const Step& o0 = rounds_ours[0][t];
-    const double a = med(rounds_ours, t, &Step::analyse), f = med(rounds_ours, t, &Step::factor),
-                 s = med(rounds_ours, t, &Step::solve);
-    tot_ours += a + f + s;
-    an_ours += a;
-    del_ours += o0.delays;
+    std::printf("%4d |", t);
+    const Step o0 = take(rounds_ours, t, ours_tot);
     ok &= o0.flag >= 0 && o0.neg == ncon;
-    std::printf("%4d | %8.4f %8.4f %8.4f %6d %5d %6s |", t, a, f, s, o0.delays, o0.neg, o0.reuse);
-    if (spral) {
-      const Step& s0 = rounds_spral[0][t];
-      const double sa = med(rounds_spral, t, &Step::analyse), sf = med(rounds_spral, t, &Step::factor),
-                   ss = med(rounds_spral, t, &Step::solve);
-      tot_spral += sa + sf + ss;
-      an_spral += sa;
-      del_spral += s0.delays;
-      std::printf(" %8.4f %8.4f %8.4f %6d %6d", sa, sf, ss, s0.delays, s0.neg);
-    }
+    std::printf(" %6s |", o0.reuse);
+    if (spral) take(rounds_spral, t, spral_tot);
     std::printf("\n");
   }
+  const double tot_ours = ours_tot.all, an_ours = ours_tot.analyse, tot_spral = spral_tot.all,
+               an_spral = spral_tot.analyse;
+  const long del_ours = ours_tot.delays, del_spral = spral_tot.delays;
   std::printf("total: ours %.3f s (analyse %.3f s, %ld delays)", tot_ours, an_ours, del_ours);
   if (spral)
     std::printf(", SPRAL %.3f s (analyse %.3f s, %ld delays), ratio %.2f (analyse %.2f)", tot_spral, an_spral,
