@@ -54,6 +54,7 @@ std::uint64_t pattern_hash(const CscView& a, const Options& options, const index
     std::memcpy(&bits, &z, sizeof bits);
     f.add(bits);
   }
+  f.add(rule.spral ? 1u : 0u);
   if (a.n <= 0 || !a.ptr) return f.h;
   const offset_t base = a.base;
   for (index_t j = 0; j <= a.n; ++j) f.add(static_cast<std::uint64_t>(a.ptr[j] - base));

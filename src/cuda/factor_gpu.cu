@@ -122,10 +122,11 @@ class Blas {
     if (device_allocation_fails()) throw Error(flag::allocation, "GPU out of memory in cublasCreate (injected failure)");
     check_cublas(cublasCreate(&h_), "cublasCreate");
     device_allocation_made();
-    if (cublasSetStream(h_, s) != CUBLAS_STATUS_SUCCESS) {
+    const cublasStatus_t st = cublasSetStream(h_, s);
+    if (st != CUBLAS_STATUS_SUCCESS) {
       cublasDestroy(h_);
       device_allocation_released();
-      throw Error(flag::cublas, "cublasSetStream failed");
+      throw Error(flag::cublas, "cublasSetStream failed", static_cast<int>(st));
     }
   }
   ~Blas() {
@@ -138,7 +139,8 @@ class Blas {
   static void check_cublas(cublasStatus_t st, const char* what) {
     if (st == CUBLAS_STATUS_SUCCESS) return;
     if (st == CUBLAS_STATUS_ALLOC_FAILED) throw Error(flag::allocation, std::string("GPU out of memory in ") + what);
-    throw Error(flag::cublas, std::string(what) + " failed with cuBLAS status " + std::to_string(static_cast<int>(st)));
+    throw Error(flag::cublas, std::string(what) + " failed with cuBLAS status " + std::to_string(static_cast<int>(st)),
+                static_cast<int>(st));
   }
 
  private:
