@@ -44,7 +44,7 @@ void check(Script& s) { spral_diff::check_same(s); }
 
 TEST_SUITE("spral") {
 
-TEST_CASE("spral errors: bad n, bad ptr, entries out of range, in every form and base") {
+TEST_CASE("spral errors: bad n or ptr and entries out of range in every form and base") {
   for (int base : {0, 1}) {
     CAPTURE(base);
     Script s;
@@ -78,7 +78,7 @@ TEST_CASE("spral errors: bad n, bad ptr, entries out of range, in every form and
   }
 }
 
-TEST_CASE("spral warnings: out-of-range entries, duplicates, missing diagonal, with and without check") {
+TEST_CASE("spral warnings: out-of-range and duplicate entries and missing diagonals with and without check") {
   // 3x3 lower triangles; each case is followed by a factorization and a solve, which repeat the counts
   struct Case {
     const char* what;
@@ -117,7 +117,7 @@ TEST_CASE("spral warnings: out-of-range entries, duplicates, missing diagonal, w
     }
 }
 
-TEST_CASE("spral errors: options out of range, missing arrays, and the user order") {
+TEST_CASE("spral errors: options out of range and missing arrays and the user order") {
   const ssids::SymmetricMatrix a = doc_matrix();
   Script s;
   s.expect = indefinite();
@@ -135,7 +135,7 @@ TEST_CASE("spral errors: options out of range, missing arrays, and the user orde
   check(s);
 }
 
-TEST_CASE("spral errors: solve and enquire arguments, the wrong kind of factors") {
+TEST_CASE("spral errors: solve and enquire arguments and the wrong kind of factors") {
   const ssids::SymmetricMatrix a = doc_matrix();
   Script s;
   s.expect = indefinite();
@@ -157,7 +157,7 @@ TEST_CASE("spral errors: solve and enquire arguments, the wrong kind of factors"
   check(t);
 }
 
-TEST_CASE("spral: positive-definite factorization of an indefinite matrix, then the call sequence") {
+TEST_CASE("spral: positive-definite factorization of an indefinite matrix then the call sequence") {
   Script s;
   s.expect = indefinite();
   s.csc(doc_matrix(), 0).call("analyse n=5").call("factor posdef=0");
@@ -187,7 +187,7 @@ TEST_CASE("spral: handles reused by later analyses and factorizations") {
   check(s);
 }
 
-TEST_CASE("spral: calls where SPRAL dereferences a NULL handle: it crashes, we return -1") {
+TEST_CASE("spral: calls where SPRAL dereferences a NULL handle - it crashes and we return -1") {
   const ssids::SymmetricMatrix a = doc_matrix();
   Expect crash;
   crash.spral_crashes = true;
@@ -218,7 +218,7 @@ TEST_CASE("spral: n = 0") {
   check(s);
 }
 
-TEST_CASE("spral: singular matrices: exact zero pivots, action true and false") {
+TEST_CASE("spral: singular matrices with exact zero pivots and action true or false") {
   // rank 2 of 3: a zero column in the numbers only, and a dependent pair
   Script s;
   s.expect = indefinite();
@@ -231,7 +231,7 @@ TEST_CASE("spral: singular matrices: exact zero pivots, action true and false") 
   check(s);
 }
 
-TEST_CASE("spral: structurally singular matrices: empty columns, matching ordering and scaling") {
+TEST_CASE("spral: structurally singular matrices - empty columns and the matching ordering and scaling") {
   Expect singular = indefinite();
   singular.x_tol = -1.0;
   singular.reason = "singular system: its solutions are not unique";
@@ -278,7 +278,7 @@ TEST_CASE("spral: structurally singular matrices: empty columns, matching orderi
   }
 }
 
-TEST_CASE("spral: NaN and infinite values: SPRAL factorizes them, we reject them with -21") {
+TEST_CASE("spral: NaN and infinite values - SPRAL factorizes them and we reject them with -21") {
   Expect reject;
   reject.ours_rejects = true;
   reject.ours_flag = -21;
