@@ -13,9 +13,11 @@
 #include <cstring>
 #include <vector>
 
+#include "capi/capi_inform.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 #include "ssids/factor.hpp"
+#include "ssids/generate.hpp"
 #include "ssids/matrix_market.hpp"
 #include "ssids/memory.hpp"
 #include "factor/factor_gpu.hpp"
@@ -525,6 +527,84 @@ TEST_CASE("capi: error flags") {
     spral_ssids_factor(false, nullptr, nullptr, a.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
     CHECK(inf.flag == -1);
   }
+}
+
+TEST_CASE("capi: statistics with SPRAL's definitions - values SPRAL 2025.09.18 reported") {
+  // Pinned from runs of SPRAL itself (the differential tests, label spral, compare them live where SPRAL is
+  // installed): the 7x7 grid Laplacian in the order (17 i mod 49), nemin 32 and 4.
+  const ssids::SymmetricMatrix a = ssids::generate_laplace2d(7);
+  auto o = cpu_options();
+  o.ordering = 0;
+  std::vector<int> order(a.n);
+  for (int i = 0; i < a.n; ++i) order[i] = (i * 17) % a.n;
+  struct Pinned { int nemin, num_sup, maxdepth, maxfront, maxsupernode; int64_t num_factor, num_flops; };
+  for (const Pinned& p : {Pinned{32, 2, 2, 46, 46, 1096, 33588}, Pinned{4, 10, 4, 15, 13, 439, 4581}}) {
+    CAPTURE(p.nemin);
+    o.nemin = p.nemin;
+    Handles h;
+    spral_ssids_inform inf;
+    std::vector<int64_t> ptr(a.ptr.begin(), a.ptr.end());
+    std::vector<int> row(a.row.begin(), a.row.end()), ord = order;
+    spral_ssids_analyse(true, a.n, ord.data(), ptr.data(), row.data(), nullptr, &h.akeep, &o, &inf);
+    REQUIRE(inf.flag == 0);
+    for (int pass = 0; pass < 3; ++pass) {  // analyse, factor, solve report the same tree
+      CAPTURE(pass);
+      CHECK(inf.num_sup == p.num_sup);
+      CHECK(inf.maxdepth == p.maxdepth);
+      CHECK(inf.maxfront == p.maxfront);
+      CHECK(inf.maxsupernode == p.maxsupernode);
+      CHECK(inf.num_factor == p.num_factor);
+      CHECK(inf.num_flops == p.num_flops);
+      CHECK(inf.matrix_rank == a.n);
+      if (pass == 0) {
+        spral_ssids_factor(true, nullptr, nullptr, a.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
+      } else if (pass == 1) {
+        std::vector<double> x(a.n, 1.0);
+        spral_ssids_solve1(0, x.data(), h.akeep, h.fkeep, &o, &inf);
+      }
+      REQUIRE(inf.flag == 0);
+    }
+  }
+  // A KKT system smaller than nemin is one front (SPRAL's nemin rule merges it whole): num_flops is
+  // sum_{k=1..n} k^2 for n = 28 (the "5176 against 170" was this tree against our relaxed one)
+  const ssids::SymmetricMatrix k = ssids::generate_kkt_qp(20, 8, 0.0, 1);
+  Handles h;
+  spral_ssids_inform inf;
+  auto ok = cpu_options();
+  std::vector<int64_t> ptr(k.ptr.begin(), k.ptr.end());
+  std::vector<int> row(k.row.begin(), k.row.end());
+  spral_ssids_analyse(true, k.n, nullptr, ptr.data(), row.data(), nullptr, &h.akeep, &ok, &inf);
+  CHECK(inf.flag == 4);  // the (2,2) block has no diagonal
+  CHECK(inf.num_sup == 1);
+  CHECK(inf.maxfront == 28);
+  CHECK(inf.num_factor == 28 * 29 / 2);
+  CHECK(inf.num_flops == 28 * 29 * 57 / 6);
+  spral_ssids_factor(false, nullptr, nullptr, k.val.data(), nullptr, h.akeep, &h.fkeep, &ok, &inf);
+  CHECK(inf.flag == 4);  // analyse's warning carries over
+  CHECK(inf.num_neg == 8);
+  std::vector<double> x(k.n, 1.0);
+  spral_ssids_solve1(0, x.data(), h.akeep, h.fkeep, &ok, &inf);
+  CHECK(inf.flag == 4);
+  CHECK(inf.num_neg == 8);  // solve reports the factorization's inertia (IPOPT reads it there)
+  CHECK(inf.num_flops == 28 * 29 * 57 / 6);
+}
+
+TEST_CASE("capi: CUDA and cuBLAS statuses reach cuda_error and cublas_error") {
+  spral_ssids_inform inf;
+  std::memset(&inf, 0, sizeof(inf));
+  ssids::capi::inform_from_error(ssids::Error(ssids::flag::cuda, "kernel failed", 719), inf);
+  CHECK(inf.flag == -51);
+  CHECK(inf.cuda_error == 719);
+  CHECK(inf.cublas_error == 0);
+  std::memset(&inf, 0, sizeof(inf));
+  ssids::capi::inform_from_error(ssids::Error(ssids::flag::cublas, "gemm failed", 14), inf);
+  CHECK(inf.flag == -52);
+  CHECK(inf.cublas_error == 14);
+  CHECK(inf.cuda_error == 0);
+  std::memset(&inf, 0, sizeof(inf));
+  ssids::capi::inform_from_error(ssids::Error(ssids::flag::allocation, "out of memory"), inf);
+  CHECK(inf.flag == -50);
+  CHECK(inf.cuda_error == 0);
 }
 
 TEST_CASE("capi: input warnings +1..+6 and the counts") {
