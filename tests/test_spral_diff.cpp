@@ -51,20 +51,12 @@
 #include "ssids/generate.hpp"
 #include "support.hpp"
 
+using spral_diff::doc_matrix;
 using spral_diff::Expect;
+using spral_diff::indefinite;
 using spral_diff::Script;
 
 namespace {
-
-/// SPRAL's documentation matrix (indefinite: one negative eigenvalue), lower triangle, 0-based.
-ssids::SymmetricMatrix doc_matrix() {
-  ssids::SymmetricMatrix a;
-  a.n = 5;
-  a.ptr = {0, 2, 5, 7, 8, 9};
-  a.row = {0, 1, 1, 2, 4, 2, 3, 3, 4};
-  a.val = {2.0, 1.0, 4.0, 1.0, 1.0, 3.0, 2.0, -1.0, 2.0};
-  return a;
-}
 
 /// b = A (1, 2, ..., n): a right-hand side with a known solution.
 std::vector<double> rhs_of(const ssids::SymmetricMatrix& a) {
@@ -72,14 +64,6 @@ std::vector<double> rhs_of(const ssids::SymmetricMatrix& a) {
   for (int i = 0; i < a.n; ++i) x[i] = i + 1.0;
   ssids::symmetric_multiply(a, x.data(), b.data());
   return b;
-}
-
-/// The expectation of an indefinite matrix: pivot-sequence dependent fields may differ.
-Expect indefinite(const std::string& reason = "indefinite: our threshold partial pivoting and SPRAL's "
-                                              "a-posteriori pivoting choose different (equally valid) pivots") {
-  Expect e;
-  e.reason = reason;
-  return e;
 }
 
 /// The expectation of a positive-definite matrix factorized as such, with a reproducible order.

@@ -11,26 +11,12 @@
 #include "ssids/generate.hpp"
 #include "support.hpp"
 
+using spral_diff::doc_matrix;
 using spral_diff::Expect;
+using spral_diff::indefinite;
 using spral_diff::Script;
 
 namespace {
-
-/// SPRAL's documentation matrix (indefinite, nonsingular), lower triangle, 0-based.
-ssids::SymmetricMatrix doc_matrix() {
-  ssids::SymmetricMatrix a;
-  a.n = 5;
-  a.ptr = {0, 2, 5, 7, 8, 9};
-  a.row = {0, 1, 1, 2, 4, 2, 3, 3, 4};
-  a.val = {2.0, 1.0, 4.0, 1.0, 1.0, 3.0, 2.0, -1.0, 2.0};
-  return a;
-}
-
-Expect indefinite() {
-  Expect e;
-  e.reason = "indefinite: the pivot sequences differ (our threshold partial pivoting, SPRAL's a-posteriori pivoting)";
-  return e;
-}
 
 /// Raw arrays as a script sets them (already in the base the script's options give).
 Script& raw(Script& s, const std::vector<long long>& ptr, const std::vector<long long>& row,

@@ -19,6 +19,24 @@ namespace detail {
 namespace {
 /// Entries of the lower trapezoid of a node with nc pivots and nr rows (nr >= nc).
 double trapezoid_entries(double nc, double nr) { return nc * nr - nc * (nc - 1) / 2; }
+
+/// Groups of a forest whose member f was merged into merged_into[f] > f (-1: f is the top of its group):
+/// top[f] is f's group top, node_of_top[t] numbers the tops in increasing order (-1 elsewhere); out gets
+/// nsup = the number of groups and zeroed sptr and sparent = -1 of that size. Decreasing order sees a merge
+/// target before the members merged into it.
+void number_groups(const Vector<index_t>& merged_into, Vector<index_t>& top, Vector<index_t>& node_of_top,
+                   Partition& out) {
+  const index_t m = static_cast<index_t>(merged_into.size());
+  top.resize(static_cast<size_t>(m));
+  node_of_top.assign(static_cast<size_t>(m), -1);
+  for (index_t f = m - 1; f >= 0; --f) top[f] = merged_into[f] == -1 ? f : top[merged_into[f]];
+  index_t count = 0;
+  for (index_t f = 0; f < m; ++f)
+    if (top[f] == f) node_of_top[f] = count++;
+  out.nsup = count;
+  out.sptr.assign(static_cast<size_t>(count) + 1, 0);
+  out.sparent.assign(static_cast<size_t>(count), -1);
+}
 }  // namespace
 
 AmalgamationRule amalgamation_rule(const Options& options) {
@@ -65,14 +83,8 @@ Partition find_supernodes_spral(const Vector<index_t>& parent, const Vector<inde
   // Nodes are the group tops in increasing order (a postorder of the contracted tree). Within a node a
   // column comes after the columns merged into it, those in the order they merged, each after its own:
   // SPRAL's numbering, so that the pivot order (and what enquire returns by pivot position) is SPRAL's.
-  Vector<index_t> top(static_cast<size_t>(n)), node_of_top(static_cast<size_t>(n), -1);
-  for (index_t v = n - 1; v >= 0; --v) top[v] = merged_into[v] == -1 ? v : top[merged_into[v]];
-  index_t nsup = 0;
-  for (index_t v = 0; v < n; ++v)
-    if (top[v] == v) node_of_top[v] = nsup++;
-  out.nsup = nsup;
-  out.sptr.assign(static_cast<size_t>(nsup) + 1, 0);
-  out.sparent.assign(static_cast<size_t>(nsup), -1);
+  Vector<index_t> top, node_of_top;
+  number_groups(merged_into, top, node_of_top, out);
   out.old_of_new.resize(static_cast<size_t>(n));
   Vector<index_t> stack_v, stack_c;  // depth-first walk of a group: vertex, next merged child to visit
   index_t k = 0;
@@ -156,20 +168,12 @@ Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& 
       zeros[p] = merged_zeros;
     }
   }
-  // group top of every fundamental node (merged_into[f] > f, so decreasing order sees the target first)
-  Vector<index_t> top(static_cast<size_t>(nf));
-  for (index_t f = nf - 1; f >= 0; --f) top[f] = merged_into[f] == -1 ? f : top[merged_into[f]];
-
   // 3. final nodes = group tops in increasing order. A group is a connected subtree of the fundamental tree
   // and each top's subtree is a contiguous range of the fundamental postorder, so this is a postorder of the
   // contracted tree. Within a node, columns keep their old (topological) order, so merged children come first.
-  Vector<index_t> node_of_top(static_cast<size_t>(nf), -1);
-  index_t nsup = 0;
-  for (index_t f = 0; f < nf; ++f)
-    if (top[f] == f) node_of_top[f] = nsup++;
-  out.nsup = nsup;
-  out.sptr.assign(static_cast<size_t>(nsup) + 1, 0);
-  out.sparent.assign(static_cast<size_t>(nsup), -1);
+  Vector<index_t> top, node_of_top;
+  number_groups(merged_into, top, node_of_top, out);
+  const index_t nsup = out.nsup;
   for (index_t f = 0; f < nf; ++f) out.sptr[node_of_top[top[f]] + 1] += fs[f + 1] - fs[f];
   for (index_t s = 0; s < nsup; ++s) out.sptr[s + 1] += out.sptr[s];
   for (index_t f = 0; f < nf; ++f)

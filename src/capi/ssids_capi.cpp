@@ -113,11 +113,11 @@ int input_warning(int outrange, int dup, int missing_diag) {
 }
 
 /// The analysis handle of an analyse call: reused when *akeep is live, else a new one; either way
-/// unusable until the analysis succeeds (SPRAL releases the old analysis first).
+/// unusable until the analysis succeeds (SPRAL releases the old analysis first). The previous Analysis
+/// itself stays in the handle until analyse_view replaces it.
 AKeep* begin_analyse(void** akeep) {
   AKeep* ak = ssids::capi::akeep_in(akeep);
   ak->valid = false;
-  ak->analysis = ssids::Analysis();
   ak->src.clear();
   ak->remapped = false;
   return ak;

@@ -176,6 +176,21 @@ long long field(const Record& r, const std::string& name) {
   return it == r.fields.end() ? -999999 : std::strtoll(it->second.c_str(), nullptr, 10);
 }
 
+ssids::SymmetricMatrix doc_matrix() {
+  ssids::SymmetricMatrix a;
+  a.n = 5;
+  a.ptr = {0, 2, 5, 7, 8, 9};
+  a.row = {0, 1, 1, 2, 4, 2, 3, 3, 4};
+  a.val = {2.0, 1.0, 4.0, 1.0, 1.0, 3.0, 2.0, -1.0, 2.0};
+  return a;
+}
+
+Expect indefinite(const std::string& reason) {
+  Expect e;
+  e.reason = reason;
+  return e;
+}
+
 // ---- comparison ----
 
 namespace {

@@ -101,4 +101,10 @@ bool check_same(const Script& script, Trace* ours_out = nullptr, Trace* spral_ou
 /// Field `name` of a record as an integer (the runner prints every inform field).
 long long field(const Record& r, const std::string& name);
 
+/// SPRAL's documentation matrix (indefinite: one negative eigenvalue), lower triangle, 0-based.
+ssids::SymmetricMatrix doc_matrix();
+/// The expectation of an indefinite matrix: the pivot-sequence dependent fields are not compared.
+Expect indefinite(const std::string& reason = "indefinite: our threshold partial pivoting and SPRAL's "
+                                              "a-posteriori pivoting choose different (equally valid) pivots");
+
 }  // namespace spral_diff
