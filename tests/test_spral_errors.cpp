@@ -56,9 +56,18 @@ TEST_CASE("spral errors: bad n or ptr and entries out of range in every form and
     raw(s, {b + 1, 2 + b, 5 + b, 7 + b, 8 + b, 9 + b}, {b, 1 + b, 1 + b, 2 + b, 4 + b, 2 + b, 3 + b, 3 + b, 4 + b},
         val);
     s.call("analyse n=5").call("factor posdef=0").set("x", {1, 1, 1, 1, 1}).call("solve1 job=0");
-    // every entry out of range (CSC and coordinates)
+    // every entry out of range (CSC and coordinates); SPRAL's checked CSC analyse also fails when one column
+    // has entries and none in range (a column that has none at all is only structurally singular)
     raw(s, {b, 1 + b, 2 + b}, {7 + b, 9 + b}, {1.0, 1.0});
     s.call("analyse n=2");
+    raw(s, {b, 2 + b, 3 + b, 4 + b}, {b, 1 + b, 9 + b, 2 + b}, {4.0, 1.0, 1.0, 4.0});
+    s.call("analyse n=3");  // (without check SPRAL reads out-of-range rows: undefined)
+    raw(s, {b, 1 + b, 2 + b, 4 + b}, {9 + b, 1 + b, 2 + b, 2 + b}, {4.0, 1.0, 1.0, 4.0});
+    s.call("analyse n=3");
+    raw(s, {b, 2 + b, 3 + b, 5 + b}, {b, 1 + b, 1 + b, 9 + b, 8 + b}, {4.0, 1.0, 1.0, 4.0, 1.0});
+    s.call("analyse n=3");
+    raw(s, {b, 2 + b, 3 + b, 5 + b}, {b, 1 + b, 1 + b, 9 + b, 2 + b}, {4.0, 1.0, 1.0, 4.0, 1.0});
+    s.call("analyse n=3").call("factor posdef=0");
     s.set_int("row", {5 + b, 6 + b}).set_int("col", {5 + b, 6 + b}).call("analyse form=coord n=2 ne=2");
     check(s);
   }

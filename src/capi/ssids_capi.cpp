@@ -25,6 +25,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "capi/capi_handles.hpp"
@@ -167,6 +168,21 @@ struct LowerPart {
     return true;
   }
 };
+
+/// SPRAL's checked analyse of CSC input fails with -4 as soon as one column has entries and none of them in
+/// range (below the diagonal or on it, row < n), not only when every entry is out of range. Malformed
+/// pointers are left to analyse to report.
+void check_columns_in_range(int n, const int64_t* p, const int* r, int base) {
+  if (n <= 0 || !p || !r || p[0] < base) return;
+  for (int j = 0; j < n; ++j)
+    if (p[j + 1] < p[j]) return;
+  for (int j = 0; j < n; ++j) {
+    bool any = false;
+    for (int64_t k = p[j] - base; k < p[j + 1] - base && !any; ++k) any = r[k] - base >= j && r[k] - base < n;
+    if (p[j + 1] > p[j] && !any)
+      throw ssids::Error(flag::all_out_of_range, "every entry of column " + std::to_string(j) + " is out of range");
+  }
+}
 
 /// Shared tail of every analyse form: runs ssids::analyse on `view` and fills the handle and inform.
 /// `order` (in view.base, signs already dropped): the user order in, the order used out. `check`: report
@@ -337,6 +353,7 @@ void spral_ssids_analyse(bool check, int n, int* order, const int64_t* ptr, cons
         for (int& p : ord) p = std::abs(p);  // SPRAL ignores (and clears) 2x2 marks
     }
     const int base = base_of(*options);
+    if (check) check_columns_in_range(n, ptr, row, base);
     ssids::CscView view{n, ptr, row, val, base};
     LowerPart lower;  // used only when the caller's arrays hold upper-triangle entries
     const bool copied = lower.extract(n, ptr, row, options->ordering == 2 ? val : nullptr, base);
