@@ -16,7 +16,9 @@
 // has an H block made indefinite (a wrong inertia, corrected by dw as IPOPT does), one a regularized (2,2)
 // block, and one factorization is repeated with a raised pivot tolerance. After every call the inform
 // of both libraries must agree (harness.hpp: same inertia and rank, flags, input counts; the tree of the
-// matching ordering may differ) and num_neg must be the inertia the optimizer expects.
+// matching ordering may differ) and num_neg must be the inertia the optimizer expects. The sequence runs
+// twice: with IPOPT's min_gpu_work (the CPU at this size) and with 0, which on a GPU host with a CUDA build
+// makes ours factorize on the GPU (SPRAL's PyPI build is CPU-only either way).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -62,7 +64,11 @@ std::vector<double> values(const ssids::SymmetricMatrix& k, int nvar, const Iter
 
 TEST_SUITE("spral") {
 
-TEST_CASE("spral: IPOPT's call sequence on a sequence of KKT matrices of one pattern") {
+namespace {
+
+/// The whole sequence with IPOPT's options and the given min_gpu_work (0: ours factorizes on the GPU
+/// wherever one is present; SPRAL's PyPI build is CPU-only).
+void ipopt_sequence(long long min_gpu_work) {
   const int nvar = 240, ncon = 90;
   const ssids::SymmetricMatrix k = ssids::generate_kkt_qp(nvar, ncon, 1.0, 7);  // delta 1: (2,2) diagonal stored
   const int n = k.n;
@@ -81,7 +87,7 @@ TEST_CASE("spral: IPOPT's call sequence on a sequence of KKT matrices of one pat
              "ill-conditioned barrier systems agree to 1e-6 relative";
   s.expect = e;
   s.opt("array_base", 0).opt("action", 1).opt("nemin", 32).opt("small", 1e-20).opt("use_gpu", 1);
-  s.opt("pivot_method", 1).opt("scaling", 3).opt("ordering", 2);
+  s.opt("pivot_method", 1).opt("scaling", 3).opt("ordering", 2).opt("min_gpu_work", double(min_gpu_work));
   std::vector<long long> ptr(k.ptr.begin(), k.ptr.end()), row(k.row.begin(), k.row.end());
   s.set_int("ptr", ptr).set_int("row", row).set("scale", std::vector<double>(n, 0.0));
   std::vector<int> expected_neg;  // by call, -1 where not checked
@@ -116,6 +122,13 @@ TEST_CASE("spral: IPOPT's call sequence on a sequence of KKT matrices of one pat
       else CHECK(neg == expected_neg[c]);
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("spral: IPOPT's call sequence on a sequence of KKT matrices of one pattern") {
+  ipopt_sequence(5000000000LL);  // IPOPT's default: the CPU for matrices this small
+  ipopt_sequence(0);             // the GPU wherever this build and host have one
 }
 
 }  // TEST_SUITE

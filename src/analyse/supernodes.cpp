@@ -65,7 +65,8 @@ Partition find_supernodes_spral(const Vector<index_t>& parent, const Vector<inde
   // considers it; nelim[v] counts the columns of the group whose top is v. The columns merged into v are
   // kept in a list in the order they merged (mhead/mnext), which fixes the pivot order within a node.
   Vector<index_t> nelim(static_cast<size_t>(n), 1), merged_into(static_cast<size_t>(n), -1);
-  Vector<index_t> mhead(static_cast<size_t>(n), -1), mtail(static_cast<size_t>(n), -1), mnext(static_cast<size_t>(n), -1);
+  Vector<index_t> mhead(static_cast<size_t>(n), -1), mtail(static_cast<size_t>(n), -1);
+  Vector<index_t> mnext(static_cast<size_t>(n), -1);
   for (index_t p = 0; p < n; ++p) {
     auto first = clist.begin() + cptr[p], last = clist.begin() + cptr[p + 1];
     std::stable_sort(first, last, [&](index_t a, index_t b) { return colcount[a] > colcount[b]; });

@@ -7,9 +7,10 @@
 // 17 entry points are that library's and nobody else's. The runner is deliberately dumb: it holds the
 // arrays the script sets, makes the calls the script names with exactly those arguments, and writes after
 // every call the whole inform struct, the return value and every output array, doubles in hexadecimal
-// (exact). Handles are released only where the script says so (SPRAL may crash freeing handles that a failed
-// call left inconsistent; the process exit releases everything). One inform struct lives through the whole script, as in a real caller (IPOPT reuses its own),
-// filled once with a byte pattern, so that a field a call leaves untouched shows as such.
+// (exact). Handles are released only where the script says so (SPRAL may crash freeing handles that a
+// failed call left inconsistent; the process exit releases everything). One inform struct lives through
+// the whole script, as in a real caller (IPOPT reuses its own), filled once with a byte pattern, so that a
+// field a call leaves untouched shows as such.
 //
 // Script: one command per line, '#' starts a comment.
 //   set NAME v...        arrays: ptr row col (integers) val scale x d (doubles, any strtod form)
@@ -79,10 +80,12 @@ bool load(const char* path, Api& api) {
     std::fprintf(stderr, "runner: dlopen(%s): %s\n", path, dlerror());
     return false;
   }
-  return bind(lib, "spral_ssids_default_options", api.default_options) && bind(lib, "spral_ssids_analyse", api.analyse) &&
+  return bind(lib, "spral_ssids_default_options", api.default_options) &&
+         bind(lib, "spral_ssids_analyse", api.analyse) &&
          bind(lib, "spral_ssids_analyse_ptr32", api.analyse_ptr32) &&
          bind(lib, "spral_ssids_analyse_coord", api.analyse_coord) &&
-         bind(lib, "spral_ssids_analyse_topology", api.analyse_topology) && bind(lib, "spral_ssids_factor", api.factor) &&
+         bind(lib, "spral_ssids_analyse_topology", api.analyse_topology) &&
+         bind(lib, "spral_ssids_factor", api.factor) &&
          bind(lib, "spral_ssids_factor_ptr32", api.factor_ptr32) && bind(lib, "spral_ssids_solve1", api.solve1) &&
          bind(lib, "spral_ssids_solve", api.solve) && bind(lib, "spral_ssids_free_akeep", api.free_akeep) &&
          bind(lib, "spral_ssids_free_fkeep", api.free_fkeep) && bind(lib, "spral_ssids_free", api.free) &&
