@@ -13,9 +13,11 @@
 #include <cstring>
 #include <vector>
 
+#include "capi/capi_inform.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 #include "ssids/factor.hpp"
+#include "ssids/generate.hpp"
 #include "ssids/matrix_market.hpp"
 #include "ssids/memory.hpp"
 #include "factor/factor_gpu.hpp"
@@ -239,7 +241,7 @@ TEST_CASE("capi: enquire_indef and alter round trip - posdef enquire") {
   std::vector<int> piv(5);
   spral_ssids_enquire_indef(h.akeep, h.fkeep, &o, &inf, piv.data(), d.data());
   REQUIRE(inf.flag == 0);
-  int neg = 0;  // negative eigenvalues of D, 2x2 blocks included
+  int neg = 0;  // negative eigenvalues of D^{-1} (as SPRAL, d holds the inverse), 2x2 blocks included
   for (int k = 0; k < 5; ++k) {
     if (d[2 * k + 1] != 0.0) {
       const double det = d[2 * k] * d[2 * k + 2] - d[2 * k + 1] * d[2 * k + 1];
@@ -250,13 +252,16 @@ TEST_CASE("capi: enquire_indef and alter round trip - posdef enquire") {
     }
   }
   CHECK(neg == 1);
-  // alter with D doubled: the solution halves
+  // alter with D^{-1} doubled: the solution doubles
   for (auto& v : d) v *= 2.0;
   spral_ssids_alter(d.data(), h.akeep, h.fkeep, &o, &inf);
   REQUIRE(inf.flag == 0);
   std::vector<double> x = doc_rhs;
   spral_ssids_solve1(0, x.data(), h.akeep, h.fkeep, &o, &inf);
-  CHECK(max_abs_diff(x, {0.5, 1, 1.5, 2, 2.5}) < 1e-12);
+  CHECK(max_abs_diff(x, {2, 4, 6, 8, 10}) < 1e-12);
+  std::vector<double> d2(10);
+  spral_ssids_enquire_indef(h.akeep, h.fkeep, &o, &inf, nullptr, d2.data());
+  CHECK(d2 == d);  // alter keeps D^{-1} exactly as given
 
   // positive definite: diag(2, 3, 4) with an off-diagonal
   Csc p{3, {0, 2, 3, 4}, {0, 1, 1, 2}, {4.0, 1.0, 3.0, 5.0}};
@@ -346,18 +351,25 @@ TEST_CASE("capi: error flags") {
   const auto o = cpu_options();
   spral_ssids_inform inf;
 
-  SUBCASE("-2 n < 0, ne < 1") {
+  SUBCASE("-2 n < 0, ne < 0; ne = 0 is an empty (structurally singular) matrix") {
     CHECK(analyse_flag({-1, {0}, {}, {}}, o) == -2);
     Handles h;
     int r = 0, c = 0;
-    spral_ssids_analyse_coord(3, nullptr, 0, &r, &c, nullptr, &h.akeep, &o, &inf);
+    spral_ssids_analyse_coord(3, nullptr, -1, &r, &c, nullptr, &h.akeep, &o, &inf);
     CHECK(inf.flag == -2);
+    spral_ssids_analyse_coord(3, nullptr, 0, &r, &c, nullptr, &h.akeep, &o, &inf);
+    CHECK(inf.flag == 6);  // SPRAL's C wrapper crashes here
+    CHECK(inf.matrix_rank == 0);
+    spral_ssids_factor(false, nullptr, nullptr, nullptr, nullptr, h.akeep, &h.fkeep, &o, &inf);
+    CHECK(inf.flag == 0);
+    CHECK(inf.matrix_rank == 0);
   }
   SUBCASE("-3 bad ptr") {
     Csc b = a;
     b.ptr[2] = 1;  // decreasing
     CHECK(analyse_flag(b, o) == -3);
-    CHECK(analyse_flag(a, cpu_options(1)) == -3);  // 0-based arrays with array_base 1
+    CHECK(analyse_flag(a, cpu_options(1)) == -3);  // 0-based arrays with array_base 1: ptr[0] < 1
+    CHECK(analyse_flag(a, cpu_options(2)) == -3);  // any base but 0 is Fortran indexing, as in SPRAL
   }
   SUBCASE("-4 all out of range") {
     Csc b{2, {0, 1, 2}, {7, 9}, {1.0, 1.0}};
@@ -386,7 +398,17 @@ TEST_CASE("capi: error flags") {
     CHECK(inf.flag == -7);
     spral_ssids_analyse(true, a.n, nullptr, a.ptr.data(), nullptr, nullptr, &h.akeep, &o, &inf);
     CHECK(inf.flag == -7);
-    CHECK(h.akeep == nullptr);
+    // as in SPRAL the handle exists after a failed analyse, and cannot be factorized
+    REQUIRE(h.akeep != nullptr);
+    spral_ssids_factor(false, nullptr, nullptr, a.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
+    CHECK(inf.flag == -1);
+    // check = false: factor needs ptr and row again
+    spral_ssids_analyse(false, a.n, nullptr, a.ptr.data(), a.row.data(), nullptr, &h.akeep, &o, &inf);
+    REQUIRE(inf.flag == 0);
+    spral_ssids_factor(false, nullptr, nullptr, a.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
+    CHECK(inf.flag == -7);
+    spral_ssids_factor(false, a.ptr.data(), a.row.data(), a.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
+    CHECK(inf.flag == 0);
   }
   SUBCASE("-8 bad user order") {
     auto ou = o;
@@ -394,11 +416,17 @@ TEST_CASE("capi: error flags") {
     std::vector<int> order = {0, 1, 1, 3, 4};
     CHECK(analyse_flag(a, ou, order.data()) == -8);
   }
-  SUBCASE("-9 val missing for the matching ordering; +8 matching ordering without its scaling") {
+  SUBCASE("-9 val missing for the matching ordering; +8 (factor) matching ordering without its scaling") {
     auto om = o;
     om.ordering = 2;
     CHECK(analyse_flag(a, om) == -9);
-    CHECK(analyse_flag(a, om, nullptr, true) == 8);
+    CHECK(analyse_flag(a, om, nullptr, true) == 0);
+    Handles h8;
+    CHECK(factor_flag(a, om, false, h8, inf) == 8);
+    std::vector<double> x8 = doc_rhs;
+    spral_ssids_solve1(0, x8.data(), h8.akeep, h8.fkeep, &om, &inf);
+    CHECK(inf.flag == 8);  // solve repeats factor's warning
+    CHECK(max_abs_diff(x8, {1, 2, 3, 4, 5}) < 1e-12);
     om.scaling = 3;
     CHECK(analyse_flag(a, om, nullptr, true) == 0);
     Handles h;
@@ -439,15 +467,27 @@ TEST_CASE("capi: error flags") {
     Handles h;
     CHECK(factor_flag(a, os, false, h, inf) == -15);
   }
-  SUBCASE("-20 array_base neither 0 nor 1; -98 unknown option values") {
-    CHECK(analyse_flag(a, cpu_options(2)) == -20);
+  SUBCASE("-8 ordering out of range (3, 4: extensions); scaling above 4 is equilibration, as in SPRAL") {
     auto ob = o;
     ob.ordering = 9;
-    CHECK(analyse_flag(a, ob) == -98);
+    CHECK(analyse_flag(a, ob) == -8);
+    ob.ordering = -1;
+    CHECK(analyse_flag(a, ob) == -8);
+    ob.ordering = 4;
+    CHECK(analyse_flag(a, ob) == 0);
     ob = o;
     ob.scaling = 5;
+    Handles h5, h4;
+    std::vector<double> s5(5), s4(5);
+    CHECK(factor_flag(a, ob, false, h5, inf, s5.data()) == 0);
+    ob.scaling = 4;
+    CHECK(factor_flag(a, ob, false, h4, inf, s4.data()) == 0);
+    CHECK(s5 == s4);
+  }
+  SUBCASE("-20 zero, NaN or infinite user scaling (ssids extension)") {
     Handles h;
-    CHECK(factor_flag(a, ob, false, h, inf) == -98);
+    std::vector<double> scale = {1.0, 1.0, 0.0, 1.0, 1.0};
+    CHECK(factor_flag(a, o, false, h, inf, scale.data()) == -20);
   }
   SUBCASE("pivot_method and u out of range are clamped as SPRAL clamps them") {
     // pivot_method: min(3, max(1, value)); u: [0, 0.5]. Each clamped call gives bitwise the factors of the
@@ -478,14 +518,93 @@ TEST_CASE("capi: error flags") {
     Handles h;
     CHECK(factor_flag(b, o, false, h, inf) == -21);
   }
-  SUBCASE("-50 allocation failure, nothing leaks into the handle") {
+  SUBCASE("-50 allocation failure: the handle exists but cannot be factorized") {
     Handles h;
     ssids::inject_host_allocation_failure(0);
     spral_ssids_analyse(true, a.n, nullptr, a.ptr.data(), a.row.data(), nullptr, &h.akeep, &o, &inf);
     ssids::inject_host_allocation_failure(-1);
     CHECK(inf.flag == -50);
-    CHECK(h.akeep == nullptr);
+    spral_ssids_factor(false, nullptr, nullptr, a.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
+    CHECK(inf.flag == -1);
   }
+}
+
+TEST_CASE("capi: statistics with SPRAL's definitions - values SPRAL 2025.09.18 reported") {
+  // Pinned from runs of SPRAL itself (the differential tests, label spral, compare them live where SPRAL is
+  // installed): the 7x7 grid Laplacian in the order (17 i mod 49), nemin 32 and 4.
+  const ssids::SymmetricMatrix a = ssids::generate_laplace2d(7);
+  auto o = cpu_options();
+  o.ordering = 0;
+  std::vector<int> order(a.n);
+  for (int i = 0; i < a.n; ++i) order[i] = (i * 17) % a.n;
+  struct Pinned { int nemin, num_sup, maxdepth, maxfront, maxsupernode; int64_t num_factor, num_flops; };
+  for (const Pinned& p : {Pinned{32, 2, 2, 46, 46, 1096, 33588}, Pinned{4, 10, 4, 15, 13, 439, 4581}}) {
+    CAPTURE(p.nemin);
+    o.nemin = p.nemin;
+    Handles h;
+    spral_ssids_inform inf;
+    std::vector<int64_t> ptr(a.ptr.begin(), a.ptr.end());
+    std::vector<int> row(a.row.begin(), a.row.end()), ord = order;
+    spral_ssids_analyse(true, a.n, ord.data(), ptr.data(), row.data(), nullptr, &h.akeep, &o, &inf);
+    REQUIRE(inf.flag == 0);
+    for (int pass = 0; pass < 3; ++pass) {  // analyse, factor, solve report the same tree
+      CAPTURE(pass);
+      CHECK(inf.num_sup == p.num_sup);
+      CHECK(inf.maxdepth == p.maxdepth);
+      CHECK(inf.maxfront == p.maxfront);
+      CHECK(inf.maxsupernode == p.maxsupernode);
+      CHECK(inf.num_factor == p.num_factor);
+      CHECK(inf.num_flops == p.num_flops);
+      CHECK(inf.matrix_rank == a.n);
+      if (pass == 0) {
+        spral_ssids_factor(true, nullptr, nullptr, a.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
+      } else if (pass == 1) {
+        std::vector<double> x(a.n, 1.0);
+        spral_ssids_solve1(0, x.data(), h.akeep, h.fkeep, &o, &inf);
+      }
+      REQUIRE(inf.flag == 0);
+    }
+  }
+  // A KKT system smaller than nemin is one front (SPRAL's nemin rule merges it whole): num_flops is
+  // sum_{k=1..n} k^2 for n = 28 (the "5176 against 170" was this tree against our relaxed one)
+  const ssids::SymmetricMatrix k = ssids::generate_kkt_qp(20, 8, 0.0, 1);
+  Handles h;
+  spral_ssids_inform inf;
+  auto ok = cpu_options();
+  std::vector<int64_t> ptr(k.ptr.begin(), k.ptr.end());
+  std::vector<int> row(k.row.begin(), k.row.end());
+  spral_ssids_analyse(true, k.n, nullptr, ptr.data(), row.data(), nullptr, &h.akeep, &ok, &inf);
+  CHECK(inf.flag == 4);  // the (2,2) block has no diagonal
+  CHECK(inf.num_sup == 1);
+  CHECK(inf.maxfront == 28);
+  CHECK(inf.num_factor == 28 * 29 / 2);
+  CHECK(inf.num_flops == 28 * 29 * 57 / 6);
+  spral_ssids_factor(false, nullptr, nullptr, k.val.data(), nullptr, h.akeep, &h.fkeep, &ok, &inf);
+  CHECK(inf.flag == 4);  // analyse's warning carries over
+  CHECK(inf.num_neg == 8);
+  std::vector<double> x(k.n, 1.0);
+  spral_ssids_solve1(0, x.data(), h.akeep, h.fkeep, &ok, &inf);
+  CHECK(inf.flag == 4);
+  CHECK(inf.num_neg == 8);  // solve reports the factorization's inertia (IPOPT reads it there)
+  CHECK(inf.num_flops == 28 * 29 * 57 / 6);
+}
+
+TEST_CASE("capi: CUDA and cuBLAS statuses reach cuda_error and cublas_error") {
+  spral_ssids_inform inf;
+  std::memset(&inf, 0, sizeof(inf));
+  ssids::capi::inform_from_error(ssids::Error(ssids::flag::cuda, "kernel failed", 719), inf);
+  CHECK(inf.flag == -51);
+  CHECK(inf.cuda_error == 719);
+  CHECK(inf.cublas_error == 0);
+  std::memset(&inf, 0, sizeof(inf));
+  ssids::capi::inform_from_error(ssids::Error(ssids::flag::cublas, "gemm failed", 14), inf);
+  CHECK(inf.flag == -52);
+  CHECK(inf.cublas_error == 14);
+  CHECK(inf.cuda_error == 0);
+  std::memset(&inf, 0, sizeof(inf));
+  ssids::capi::inform_from_error(ssids::Error(ssids::flag::allocation, "out of memory"), inf);
+  CHECK(inf.flag == -50);
+  CHECK(inf.cuda_error == 0);
 }
 
 TEST_CASE("capi: input warnings +1..+6 and the counts") {
@@ -500,17 +619,25 @@ TEST_CASE("capi: input warnings +1..+6 and the counts") {
   CHECK(flag_of({3, {0, 3, 4, 5}, {0, 1, 9, 1, 2}, {1, 1, 1, 1, 1}}, inf) == 1);
   CHECK(inf.matrix_outrange == 1);
   CHECK(flag_of({3, {0, 3, 4, 5}, {0, 1, 1, 1, 2}, {1, 1, 1, 1, 1}}, inf) == 2);
-  CHECK(inf.matrix_dup == 1);
+  CHECK(inf.matrix_dup == 2);  // SPRAL counts a duplicate of CSC input twice
   CHECK(flag_of({3, {0, 4, 5, 6}, {0, 1, 1, 9, 1, 2}, {1, 1, 1, 1, 1, 1}}, inf) == 3);
-  CHECK(flag_of({3, {0, 2, 3, 4}, {0, 1, 1, 1}, {1, 1, 1, 1}}, inf) == 4);  // column 2 has no diagonal... row 1
-  CHECK(inf.matrix_missing_diag == 1);
-  CHECK(flag_of({3, {0, 3, 4, 5}, {0, 1, 1, 1, 1}, {1, 1, 1, 1, 1}}, inf) == 5);
+  CHECK(flag_of({3, {0, 2, 3, 4}, {0, 1, 2, 2}, {1, 1, 1, 1}}, inf) == 4);  // column 1 has no diagonal
+  CHECK(inf.matrix_missing_diag == 0);  // SPRAL reports the warning, never the count
+  CHECK(flag_of({3, {0, 3, 4, 5}, {0, 1, 1, 2, 2}, {1, 1, 1, 1, 1}}, inf) == 5);
   // coordinate form: an out-of-range column counts too
   Handles h;
   std::vector<int> r = {0, 1, 2, 1, 0}, c = {0, 1, 2, 0, 8};
   spral_ssids_analyse_coord(3, nullptr, 5, r.data(), c.data(), nullptr, &h.akeep, &o, &inf);
   CHECK(inf.flag == 1);
   CHECK(inf.matrix_outrange == 1);
+  // upper-triangle entries of CSC input are out of range (coordinate input mirrors them)
+  CHECK(flag_of({3, {0, 1, 3, 4}, {0, 0, 1, 2}, {1, 1, 1, 1}}, inf) == 1);
+  CHECK(inf.matrix_outrange == 1);
+  CHECK(inf.num_sup == 3);  // what is left is diagonal
+  // +6: a column without any entry
+  CHECK(flag_of({3, {0, 1, 1, 2}, {0, 2}, {1, 1}}, inf) == 6);
+  CHECK(inf.matrix_rank == 2);
+  CHECK(inf.num_sup == 2);
   // +6: structurally singular, detected by the matching ordering
   auto om = o;
   om.ordering = 2;
@@ -524,7 +651,7 @@ TEST_CASE("capi: input warnings +1..+6 and the counts") {
 namespace {
 
 /// One shared KKT matrix through the C API (1-based copies of the pattern, as a Fortran caller would pass
-/// them) against the C++ API with default options: same inertia, bitwise the same solution, and a scaled
+/// them) against the C++ API with default options and SPRAL's amalgamation (as the C interface builds it): same inertia, bitwise the same solution, and a scaled
 /// backward error ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) below 1e-12 from a plain solve.
 ///
 /// Two matrices are exceptions, documented with measurements (README, "Accuracy on KKT systems"): with
@@ -570,6 +697,8 @@ void check_kkt(const std::string& name, bool gpu = false) {
   REQUIRE(it->second.kind.find("KKT") != std::string::npos);
   const ssids::SymmetricMatrix a = ssids::read_symmetric(dir + "/" + name);
   ssids::Options opt;
+  opt.amalgamation = ssids::Amalgamation::spral;  // the C interface builds SPRAL's tree
+  opt.u = static_cast<double>(0.01f);             // and SPRAL's default u is the float constant 0.01
   opt.backend = gpu ? ssids::Backend::gpu : ssids::Backend::cpu;
   ssids_test::PipelineResult ref = ssids_test::run_pipeline(a, opt, ssids::Mode::indefinite, 0);
 

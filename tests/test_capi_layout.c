@@ -90,7 +90,7 @@ int main(void) {
    CHECK(o.action == true);
    CHECK(o.pivot_method == 2);
    CHECK(o.small == 1e-20);
-   CHECK(o.u == 0.01);
+   CHECK(o.u == (double)0.01f); /* SPRAL's default is the single-precision constant 0.01 */
 
    CHECK(strcmp(SPRAL_VERSION, "") != 0);
 

@@ -623,7 +623,10 @@ TEST_CASE("hardening: C interface entry points with NULL and malformed arguments
     CHECK(inf.flag == flag::bad_n);
     spral_ssids_analyse_topology(true, 4, nullptr, nullptr, row.data(), nullptr, &h.akeep, &o, &inf, 0, nullptr);
     CHECK(inf.flag == flag::missing_data);
-    CHECK(h.akeep == nullptr);  // no failed call created a handle
+    // as in SPRAL, analyse made the handle before anything failed; it cannot be factorized
+    REQUIRE(h.akeep != nullptr);
+    spral_ssids_factor(false, nullptr, nullptr, s.val.data(), nullptr, h.akeep, &h.fkeep, &o, &inf);
+    CHECK(inf.flag == flag::call_sequence);
   }
 
   // coordinate input: ne < 0, NULL row or col, indices out of range in both directions, user order missing
@@ -639,12 +642,13 @@ TEST_CASE("hardening: C interface entry points with NULL and malformed arguments
     std::vector<int> r_out{0, 1, 2, 3}, c_out{0, 1, -7, std::numeric_limits<int>::max()};
     r_out[1] = std::numeric_limits<int>::min();
     spral_ssids_analyse_coord(4, nullptr, 4, r_out.data(), c_out.data(), nullptr, &h.akeep, &o, &inf);
-    CHECK(inf.flag == flag::missing_diagonal_and_other);  // out of range, and columns 1-3 lost their diagonal
+    CHECK(inf.flag == flag::structurally_singular);  // columns 1-3 lost every entry (SPRAL: +6 over +5)
     CHECK(inf.matrix_outrange == 3);
+    CHECK(inf.matrix_rank == 1);
     auto ou = o;
     ou.ordering = 0;
     spral_ssids_analyse_coord(4, nullptr, 4, r.data(), c.data(), nullptr, &h.akeep, &ou, &inf);
-    CHECK(inf.flag == flag::missing_data);
+    CHECK(inf.flag == flag::bad_order);  // ordering 0 without an order, as SPRAL
   }
 
   // huge n in coordinate form: the CSC arrays it needs are the first allocation, and a failure is clean
@@ -656,7 +660,8 @@ TEST_CASE("hardening: C interface entry points with NULL and malformed arguments
                               &inf);
     inject_host_allocation_failure(-1);
     CHECK(inf.flag == flag::allocation);
-    CHECK(h.akeep == nullptr);
+    spral_ssids_factor(false, nullptr, nullptr, nullptr, nullptr, h.akeep, &h.fkeep, &o, &inf);
+    CHECK(inf.flag == flag::call_sequence);  // the handle (made first, as SPRAL's) is unusable
   }
 
   // factor, solve, enquire, alter
@@ -671,7 +676,11 @@ TEST_CASE("hardening: C interface entry points with NULL and malformed arguments
   CHECK(inf.flag < 0);
   spral_ssids_factor(false, nullptr, nullptr, s.val.data(), nullptr, h.akeep, &h.fkeep, nullptr, &inf);
   CHECK(inf.flag < 0);
-  CHECK(h.fkeep == nullptr);
+  {  // the factorizations that failed above left an unusable handle behind (made first, as SPRAL's)
+    std::vector<double> y(4, 1.0);
+    spral_ssids_solve1(0, y.data(), h.akeep, h.fkeep, &o, &inf);
+    CHECK(inf.flag == flag::call_sequence);
+  }
   {  // a user scaling with a zero entry
     auto os = o;
     os.scaling = 0;
@@ -736,13 +745,15 @@ TEST_CASE("hardening: C interface entry points with NULL and malformed arguments
     spral_ssids_factor(false, nullptr, nullptr, s.val.data(), nullptr, hc.akeep, &hc.fkeep, &oc, &inf);
     CHECK(inf.flag == 0);
     oc = o;
-    oc.ordering = -1;
-    spral_ssids_analyse(true, 4, nullptr, ptr.data(), row.data(), nullptr, &hc.akeep, &oc, &inf);
-    CHECK(inf.flag == flag::unimplemented);
-    oc = o;
-    oc.scaling = 99;
+    oc.scaling = 99;  // as in SPRAL, any scaling above 4 is equilibration
     spral_ssids_factor(false, nullptr, nullptr, s.val.data(), nullptr, hc.akeep, &hc.fkeep, &oc, &inf);
-    CHECK(inf.flag == flag::unimplemented);
+    CHECK(inf.flag == 0);
+    oc = o;
+    oc.ordering = -1;  // SPRAL's -8; and the handle is unusable afterwards
+    spral_ssids_analyse(true, 4, nullptr, ptr.data(), row.data(), nullptr, &hc.akeep, &oc, &inf);
+    CHECK(inf.flag == flag::bad_order);
+    spral_ssids_factor(false, nullptr, nullptr, s.val.data(), nullptr, hc.akeep, &hc.fkeep, &o, &inf);
+    CHECK(inf.flag == flag::call_sequence);
   }
   // the handles still work after all of the above
   std::vector<double> one(4, 1.0), b(4);

@@ -34,7 +34,9 @@ int main(void) {
    spral_ssids_default_options(&options);
    options.array_base = 0;
 
-   spral_ssids_analyse(false, n, order, ptr, row, NULL, &akeep, &options, &inform);
+   /* check = true: analyse keeps a checked copy of the pattern, so factor needs only val (with check =
+    * false, SPRAL's rule is that factor must be given ptr and row again) */
+   spral_ssids_analyse(true, n, order, ptr, row, NULL, &akeep, &options, &inform);
    if (inform.flag < 0) {
       fprintf(stderr, "analyse failed: flag %d\n", inform.flag);
       spral_ssids_free(&akeep, &fkeep);

@@ -31,7 +31,8 @@ program ssids_example
    call spral_ssids_default_options(options)
    options%array_base = 1
 
-   call spral_ssids_analyse(.false._C_BOOL, n, order, ptr, row, akeep=akeep, options=options, inform=inform)
+   ! check = .true.: factor then needs only val (with .false. it must be given ptr and row again)
+   call spral_ssids_analyse(.true._C_BOOL, n, order, ptr, row, akeep=akeep, options=options, inform=inform)
    if (inform%flag < 0) call fail('analyse', inform%flag)
    call spral_ssids_factor(.false._C_BOOL, val=val, akeep=akeep, fkeep=fkeep, options=options, inform=inform)
    if (inform%flag < 0) call fail('factor', inform%flag)

@@ -48,14 +48,19 @@ constexpr int matching_scaling_ignored = 8;
 /// A short fixed description of a flag value.
 const char* flag_name(int code) noexcept;
 
-/// The exception thrown by every C++ entry point on error. `code()` is one of the negative flag values.
+/// The exception thrown by every C++ entry point on error. `code()` is one of the negative flag values;
+/// `status()` the CUDA (cudaError_t) or cuBLAS (cublasStatus_t) status behind flag::cuda / flag::cublas
+/// (0 otherwise), which the C interface reports in inform.cuda_error / cublas_error.
 class Error : public std::runtime_error {
  public:
-  Error(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Error(int code, const std::string& message, int status = 0)
+      : std::runtime_error(message), code_(code), status_(status) {}
   int code() const noexcept { return code_; }
+  int status() const noexcept { return status_; }
 
  private:
   int code_;
+  int status_;
 };
 
 }  // namespace ssids

@@ -26,6 +26,12 @@ enum class Scaling {
   user = -1,        ///< caller-supplied vector passed to factor()
 };
 
+/// How analyse groups columns into supernodes.
+enum class Amalgamation {
+  relaxed = 0,  ///< fundamental supernodes, merged by the nemin rule and by amalgamation_zeros (default)
+  spral = 1,    ///< SPRAL SSIDS's own rule (nemin only): the tree SPRAL builds for the same pivot order
+};
+
 struct Options {
   int print_level = 0;                 ///< < 0 silent; 0 errors only; > 0 diagnostics to stderr (GPU factorization: 1 phase times, 2 window kernel times, 3 per level)
   Ordering ordering = Ordering::metis; ///< fill-reducing ordering
@@ -35,6 +41,9 @@ struct Options {
   /// nemin = 1, which keeps the fundamental supernodes). The default 0.05 grows nnz(L) of gen:laplace3d:80
   /// by 0.3% and halves its levels; both backends factorize it faster (bench/NOTES.md)
   double amalgamation_zeros = 0.05;
+  /// Amalgamation::spral reproduces SPRAL's assembly tree and its statistics (num_sup, maxfront, num_factor,
+  /// num_flops) for the same pivot order, ignoring amalgamation_zeros; the SPRAL-compatible C interface uses it
+  Amalgamation amalgamation = Amalgamation::relaxed;
   Scaling scaling = Scaling::none;
   double u = 0.01;                     ///< relative pivot threshold, clamped to [0, 0.5]
   double small = 1e-20;                ///< pivots whose remaining column is below this are zero pivots

@@ -73,6 +73,7 @@ AnalysisShape analysis_shape(const Options& options) {
   s.ordering = static_cast<int>(options.ordering);
   s.nemin = rule.nemin;
   s.amalgamation_zeros = rule.max_zero_fraction;
+  s.spral_rule = rule.spral;
   return s;
 }
 
@@ -118,6 +119,7 @@ std::uint64_t pattern_hash(const CscView& a, const Options& options, const index
     std::memcpy(&bits, &shape.amalgamation_zeros, sizeof bits);
     f.add(bits);
   }
+  f.add(shape.spral_rule ? 1u : 0u);
   if (a.n <= 0 || !a.ptr) return f.h;
   const offset_t base = a.base;
   for (index_t j = 0; j <= a.n; ++j) f.add(static_cast<std::uint64_t>(a.ptr[j] - base));

@@ -19,6 +19,7 @@ struct Partition {
 struct AmalgamationRule {
   int nemin = Options{}.nemin;
   double max_zero_fraction = Options{}.amalgamation_zeros;
+  bool spral = false;  ///< Amalgamation::spral: find_supernodes_spral (max_zero_fraction is then 0)
 };
 AmalgamationRule amalgamation_rule(const Options& options);
 
@@ -30,9 +31,16 @@ AmalgamationRule amalgamation_rule(const Options& options);
 /// merged children's columns before the parent's own, and numbers nodes in a postorder.
 Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin,
                           double max_zero_fraction = 0.0);
+/// SPRAL SSIDS's own supernodes (its analyse, 2025.09): starting from single columns, each column in
+/// increasing order is offered its children in decreasing order of column count (ties: increasing); a child
+/// joins it when the column has absorbed nothing yet and the child's column count is one more than its own
+/// (a supernode chain), or when both groups have fewer than nemin columns. For the same pivot order this
+/// gives SPRAL's assembly tree, so num_sup, maxfront, maxdepth, num_factor and num_flops equal SPRAL's.
+Partition find_supernodes_spral(const Vector<index_t>& parent, const Vector<index_t>& colcount, int nemin);
 inline Partition find_supernodes(const Vector<index_t>& parent, const Vector<index_t>& colcount,
                                  const AmalgamationRule& rule) {
-  return find_supernodes(parent, colcount, rule.nemin, rule.max_zero_fraction);
+  return rule.spral ? find_supernodes_spral(parent, colcount, rule.nemin)
+                    : find_supernodes(parent, colcount, rule.nemin, rule.max_zero_fraction);
 }
 
 }  // namespace detail

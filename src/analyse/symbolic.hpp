@@ -56,8 +56,10 @@ struct AnalysisShape {
   int ordering = -1;
   int nemin = 0;
   double amalgamation_zeros = 0.0;
+  bool spral_rule = false;  ///< Amalgamation::spral
   bool operator==(const AnalysisShape& o) const {
-    return ordering == o.ordering && nemin == o.nemin && amalgamation_zeros == o.amalgamation_zeros;
+    return ordering == o.ordering && nemin == o.nemin && amalgamation_zeros == o.amalgamation_zeros &&
+           spral_rule == o.spral_rule;
   }
 };
 

@@ -20,7 +20,7 @@ inline void check_cuda(cudaError_t e, const char* what) {
   cudaGetLastError();  // clear a sticky-free error so the library stays usable
   std::string msg = std::string(what) + ": " + cudaGetErrorString(e);
   if (e == cudaErrorMemoryAllocation) throw Error(flag::allocation, "GPU out of memory in " + msg);
-  throw Error(flag::cuda, msg);
+  throw Error(flag::cuda, msg, static_cast<int>(e));
 }
 
 /// Checks the launch just made (configuration errors) without synchronizing.

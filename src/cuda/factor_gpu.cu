@@ -66,10 +66,11 @@ class Blas {
     if (device_allocation_fails()) throw Error(flag::allocation, "GPU out of memory in cublasCreate (injected failure)");
     check_cublas(cublas().create(&h_), "cublasCreate");
     device_allocation_made();
-    if (cublas().set_stream(h_, s) != CUBLAS_STATUS_SUCCESS) {
+    const cublasStatus_t st = cublas().set_stream(h_, s);
+    if (st != CUBLAS_STATUS_SUCCESS) {
       cublas().destroy(h_);
       device_allocation_released();
-      throw Error(flag::cublas, "cublasSetStream failed");
+      throw Error(flag::cublas, "cublasSetStream failed", static_cast<int>(st));
     }
   }
   ~Blas() {
@@ -82,7 +83,8 @@ class Blas {
   static void check_cublas(cublasStatus_t st, const char* what) {
     if (st == CUBLAS_STATUS_SUCCESS) return;
     if (st == CUBLAS_STATUS_ALLOC_FAILED) throw Error(flag::allocation, std::string("GPU out of memory in ") + what);
-    throw Error(flag::cublas, std::string(what) + " failed with cuBLAS status " + std::to_string(static_cast<int>(st)));
+    throw Error(flag::cublas, std::string(what) + " failed with cuBLAS status " + std::to_string(static_cast<int>(st)),
+                static_cast<int>(st));
   }
 
  private:
