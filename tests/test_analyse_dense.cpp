@@ -126,7 +126,7 @@ TEST_CASE("memory check: analyse and factor fail with an allocation error that g
   CHECK_THROWS_AS(factor(an, a.val.data(), Mode::indefinite, o, inf), Error);
   detail::set_available_host_bytes_for_testing(an.memory_host() + (std::int64_t{1} << 20));
   CHECK_NOTHROW(factor(an, a.val.data(), Mode::indefinite, o, inf));
-  // through the C interface: flag -50, no handle
+  // through the C interface: flag -50, and (SPRAL's semantics) a handle that later calls refuse
   detail::set_available_host_bytes_for_testing(1000);
   spral_ssids_options co;
   spral_ssids_default_options(&co);
@@ -136,8 +136,14 @@ TEST_CASE("memory check: analyse and factor fail with an allocation error that g
   spral_ssids_inform ci;
   spral_ssids_analyse_ptr32(false, a.n, nullptr, ptr.data(), row.data(), nullptr, &akeep, &co, &ci);
   CHECK(ci.flag == flag::allocation);
-  CHECK(akeep == nullptr);
+  detail::set_available_host_bytes_for_testing(-1);
+  void* fkeep = nullptr;
+  spral_ssids_inform fi;
+  spral_ssids_factor_ptr32(false, ptr.data(), row.data(), a.val.data(), nullptr, akeep, &fkeep, &co, &fi);
+  CHECK(fi.flag == flag::call_sequence);
+  spral_ssids_free_fkeep(&fkeep);
   spral_ssids_free_akeep(&akeep);
+  CHECK(akeep == nullptr);
 }
 
 TEST_CASE("memory check: the machine's figure is positive where it can be read") {
