@@ -125,8 +125,10 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
                        " < n = " + std::to_string(sym.n);
     }
   }
-  if (sym.structurally_singular && structural_rank == sym.n) {
-    // the matching ordering found the matrix structurally singular: its cardinality is the structural rank
+  if (sym.structurally_singular && structural_rank == sym.n && sym.matched > 0) {
+    structural_rank = sym.matched;  // the matching ordering's maximum matching: its cardinality is the structural rank
+  } else if (sym.structurally_singular && structural_rank == sym.n) {
+    // a structurally singular analysis without its matching's cardinality: compute one
     detail::ScalingInfo rank_info;
     try {
       detail::compute_scaling(sym, val, Scaling::matching, rank_info);
