@@ -51,7 +51,10 @@ struct Options {
   Backend backend = Backend::cpu;      ///< which backend factorizes and solves
   int num_threads = 0;                 ///< CPU threads; 0 = OpenMP default. Results do not depend on it.
   int cpu_block_size = 128;            ///< block (panel) size of the dense CPU kernels
-  std::int64_t min_gpu_work = 5000000000LL;  ///< Backend::automatic uses the GPU above this many predicted flops
+  /// Backend::automatic uses the GPU (when one is present) from this many predicted flops on. 2e6: where the GPU
+  /// factorization of a repeated analysis overtook the 16-core CPU path on an H100 host (bench/NOTES.md, issue
+  /// 31's crossover); a process's first GPU factorization also pays about 0.1 s of CUDA start-up.
+  std::int64_t min_gpu_work = 2000000LL;
   /// GPU backend: invert the diagonal block of every node of L in super-blocks of 512 columns after the
   /// factorization, so that the solve multiplies by them instead of solving triangles, with far fewer
   /// dependent steps per node (time in Inform::time_gpu_presolve).
