@@ -30,14 +30,11 @@
 #include "ssids/generate.hpp"
 #include "factor/factor_gpu.hpp"
 
+#include "bench_util.hpp"
+
 namespace {
 
-double median(std::vector<double> t) {
-  if (t.empty()) return 0.0;
-  std::sort(t.begin(), t.end());
-  const size_t m = t.size() / 2;
-  return t.size() % 2 ? t[m] : 0.5 * (t[m - 1] + t[m]);
-}
+using ssids_bench::median;
 
 #ifdef SSIDS_BENCH_HAVE_CUDA
 void ck(cudaError_t e, const char* what) {

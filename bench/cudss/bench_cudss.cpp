@@ -34,18 +34,12 @@
 #include "ssids/factor.hpp"
 #include "ssids/generate.hpp"
 
+#include "../bench_util.hpp"
+
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> t) {
-  if (t.empty()) return 0.0;
-  std::sort(t.begin(), t.end());
-  const size_t m = t.size() / 2;
-  return t.size() % 2 ? t[m] : 0.5 * (t[m - 1] + t[m]);
-}
+using ssids_bench::median;
+using ssids_bench::now;
 
 void cuda_ok(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));

@@ -3,8 +3,7 @@
 // these functions, the host with one thread (tid 0, nth 1, no synchronization), a thread block with its threads,
 // __syncthreads() and block-wide max reductions. Every entry is written by one thread with the same operations in
 // both, and the reductions are maxima (exact in any order), so the twin and the kernel agree bitwise.
-// Arithmetic goes through mul/sub/add/dvd: __dmul_rn etc. on the device (never contracted into FMA), plain IEEE
-// operations on the host (the library is compiled in ISO C++ mode, where GCC does not contract them either).
+// Arithmetic goes through mul/sub/add/dvd/rcp (common/exact_arith.hpp: the same bits on the host and the device).
 //
 // Storage: the front F is m x m, column-major with leading dimension ld >= m, lower triangle only; the first p
 // positions are fully summed. vars[i] is the variable at position i (moved with the symmetric interchanges).
@@ -24,6 +23,7 @@
 #pragma once
 #include <cmath>
 
+#include "common/exact_arith.hpp"
 #include "common/host_device.hpp"
 #include "cuda/front_tasks.hpp"
 #include "factor/pivot_tests.hpp"
@@ -40,42 +40,11 @@ using gpu::SmallFrontArgs;
 using gpu::SmallResult;
 using gpu::SmallSlot;
 
-SSIDS_HOST_DEVICE double mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-SSIDS_HOST_DEVICE double add(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-SSIDS_HOST_DEVICE double sub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-SSIDS_HOST_DEVICE double dvd(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-/// 1/a rounded to nearest (the same value as dvd(1, a)).
-SSIDS_HOST_DEVICE double rcp(double a) {
-#if defined(__CUDA_ARCH__)
-  return __drcp_rn(a);
-#else
-  return 1.0 / a;
-#endif
-}
+using exact::add;
+using exact::dvd;
+using exact::mul;
+using exact::rcp;
+using exact::sub;
 
 /// Inverse of a 2x2 pivot with the operations above (two_by_two_inverse's formulas).
 SSIDS_HOST_DEVICE void inverse_2x2(double a11, double a21, double a22, double& i11, double& i21, double& i22) {

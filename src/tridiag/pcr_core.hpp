@@ -2,9 +2,8 @@
 // (pcr_cpu, the CPU twin) and for CUDA devices (pcr_gpu). Both run exactly these functions: the host with
 // tid = 0, nth = 1 and no synchronization, a thread block with its threads and __syncthreads(). Within one
 // stage every equation is updated from equations that the stage does not write, so the sequential and the
-// parallel order give identical results. Arithmetic goes through mul/sub/dvd, which are __dmul_rn etc. on the
-// device (never contracted into FMA) and plain IEEE operations on the host (the library is compiled in ISO
-// C++ mode, where GCC does not contract either): pcr_cpu and pcr_gpu agree bitwise.
+// parallel order give identical results. Arithmetic goes through mul/sub/dvd (common/exact_arith.hpp: the same
+// bits on the host and the device): pcr_cpu and pcr_gpu agree bitwise.
 //
 // Algorithm (per level, a tridiagonal system of order nl with a[0] = c[nl-1] = 0):
 //  - rows are cut into blocks of B rows; block j holds rows s..e (k = e-s+1 rows, the last block may be short);
@@ -19,33 +18,16 @@
 // reduced right-hand side d'_s = d_s - c_s y_0, d'_e = d_e - a_e y_{m-1}; at the bottom the 1x1/2x2 solve;
 // per level up: x_s, x_e from the reduced solution, x_int = y - v x_s - w x_e.
 #pragma once
+#include "common/exact_arith.hpp"
 #include "common/host_device.hpp"
 
 namespace ssids {
 namespace detail {
 namespace pcr {
 
-SSIDS_HOST_DEVICE double mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-SSIDS_HOST_DEVICE double sub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-SSIDS_HOST_DEVICE double dvd(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
+using exact::dvd;
+using exact::mul;
+using exact::sub;
 
 struct NoSync {
   SSIDS_HOST_DEVICE void operator()() const {}

@@ -1,0 +1,51 @@
+// exact_arith.hpp — double arithmetic that gives the same bits on the host and on CUDA devices: __dmul_rn etc. on
+// the device (never contracted into a fused multiply-add) and plain IEEE operations on the host (the library is
+// compiled in ISO C++ mode, where GCC does not contract them either). Code shared by a kernel and its CPU twin
+// (tridiag/pcr_core.hpp, factor/small_front_core.hpp) does its arithmetic through these.
+#pragma once
+#include "common/host_device.hpp"
+
+namespace ssids {
+namespace detail {
+namespace exact {
+
+SSIDS_HOST_DEVICE double mul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+SSIDS_HOST_DEVICE double add(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+SSIDS_HOST_DEVICE double sub(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+SSIDS_HOST_DEVICE double dvd(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __ddiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+/// 1/a rounded to nearest (the same value as dvd(1, a)).
+SSIDS_HOST_DEVICE double rcp(double a) {
+#if defined(__CUDA_ARCH__)
+  return __drcp_rn(a);
+#else
+  return 1.0 / a;
+#endif
+}
+
+}  // namespace exact
+}  // namespace detail
+}  // namespace ssids
