@@ -1,13 +1,16 @@
 // factor_gpu.cu — host driver of the GPU multifrontal factorization: levels from the deepest to the roots,
 // one launch per operation and level over task records (Hogg, Ovtchinnikov & Scott 2016, §3).
 //
-// Device data: the analysis' maps are uploaded once per analysis (cached in Symbolic::gpu_cache); each
-// factorization uploads the values (and scaling). Fronts of a level share one buffer; contribution blocks
-// of a level go to one of two buffers that swap roles between levels. L, D and the row lists stay on the
-// device until the end, when they are copied into the host layout shared with the CPU path.
-// Host<->device traffic during the factorization is limited to the pivoting outcome: the number of
-// pivots each window accepted (one small copy per dense step) — plus, in the rare case that pivots still
-// fail at a root, that root's remaining block, which is finished on the host with a full search.
+// Device data: the analysis' maps, the small-front plan and an idle workspace (streams, handles, scratch
+// buffers) are kept with the analysis (Symbolic::gpu_cache); each factorization uploads the values (and
+// scaling). First the small fronts at the bottom of the tree are factorized by the small-front kernel, one
+// launch per level, with one wait for their results (cuda/small_fronts.cu); the level loop then takes the
+// other fronts. Fronts of a level share one buffer; contribution blocks of a level go to one of two buffers
+// that swap roles between levels (the small fronts' stay in the kernel's pool). L, D and the row lists stay
+// on the device until the end, when D and the rows are copied into the host layout shared with the CPU path.
+// Host<->device traffic in the level loop is limited to the pivoting outcome: the number of pivots each
+// window accepted (one small copy per dense step) — plus, in the rare case that pivots still fail at a root,
+// that root's remaining block, which is finished on the host with a full search.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
