@@ -210,6 +210,8 @@ TEST_SUITE("gpu") {
     cases.push_back({"random_kkt seed 3 (retries)", ssids_test::random_kkt(120, 80, 0.04, 3), Mode::indefinite});
     cases.push_back({"laplace3d:12:2.5 (small and big fronts)", load_symmetric("gen:laplace3d:12:2.5"), Mode::indefinite});
     cases.push_back({"laplace2d:20 posdef", load_symmetric("gen:laplace2d:20"), Mode::posdef});
+    cases.push_back({"laplace3d:16 (fronts in the work area)", load_symmetric("gen:laplace3d:16"), Mode::indefinite});
+    int compared_work_area = 0;  // fronts above small_front_max_rows rows
     for (const Case& c : cases) {
       INFO(c.what);
       Options o = gpu_options();
@@ -235,6 +237,7 @@ TEST_SUITE("gpu") {
         }
         CHECK(same);
         ++compared;
+        if (sl.work_off >= 0) ++compared_work_area;
       }
       MESSAGE(c.what << ": " << compared << " of " << sym.nsup << " nodes compared, " << ph.tries << " runs");
       CHECK(compared > 0);
@@ -244,6 +247,7 @@ TEST_SUITE("gpu") {
       const auto check = ssids_test::run_pipeline(c.a, o, c.mode, 2);
       CHECK(check.backward_error < 1e-14);
     }
+    CHECK(compared_work_area > 0);
   }
 
   TEST_CASE("GPU: small fronts on and off - same inertia - delays no more than the CPU path's plus 10%") {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analyse/symbolic.hpp"
+#include "factor/small_front_core.hpp"
 #include "factor/small_front_plan.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/factor.hpp"
@@ -20,6 +21,7 @@
 
 namespace {
 
+using ssids::detail::gpu::medium_front_max_rows;
 using ssids::detail::gpu::small_front_max_rows;
 
 struct Checked {
@@ -66,8 +68,12 @@ bool check_small_phase(const ssids::SymmetricMatrix& a, const ssids::Options& o,
 
 }  // namespace
 
-TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not overlap - launches go deepest first") {
-  ssids::SymmetricMatrix a = ssids::load_symmetric("gen:kkt-qp:3000:1500");
+namespace {
+
+/// Checks the small-front plan of `spec`'s analysis; returns its work area (doubles).
+long long check_plan(const std::string& spec) {
+  INFO(spec);
+  ssids::SymmetricMatrix a = ssids::load_symmetric(spec);
   ssids::Options o;
   ssids::Inform ai;
   ssids::Analysis an = ssids::analyse(a.view(), o, ai);
@@ -78,7 +84,12 @@ TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not ove
   for (int s = 0; s < sym.nsup; ++s) {
     if (!pl.small[s]) continue;
     const auto& sl = pl.slots[s];
-    CHECK(sl.m_cap <= small_front_max_rows);
+    CHECK(sl.m_cap <= medium_front_max_rows);
+    CHECK((sl.work_off < 0) == (sl.m_cap <= small_front_max_rows));  // above it: in the work area
+    if (sl.work_off >= 0) {
+      CHECK(sl.work_off + (ssids::detail::small::small_front_bytes(sl.m_cap) + 7) / 8 <= pl.work_size);
+      CHECK(pl.work_size * 8 <= ssids::detail::gpu::medium_level_work_bytes);
+    }
     CHECK(sl.m_cap >= sym.nrow(s));
     for (int q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q) CHECK(pl.small[sym.child_list[q]]);
     const int p_cap = sym.ncol(s) + sl.m_cap - sym.nrow(s);
@@ -103,6 +114,16 @@ TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not ove
       const long long s0 = pl.slots[s].cb_off, s1 = s0 + cs * cs, t0 = pl.slots[t].cb_off, t1 = t0 + ct * ct;
       CHECK((s1 <= t0 || t1 <= s0 || cs == 0 || ct == 0));
     }
+  // work-area slots: no two nodes of one level overlap
+  for (int s = 0; s < sym.nsup; ++s)
+    for (int t = s + 1; t < sym.nsup; ++t) {
+      if (!pl.small[s] || !pl.small[t] || pl.slots[s].work_off < 0 || pl.slots[t].work_off < 0) continue;
+      if (sym.node_level[s] != sym.node_level[t]) continue;
+      const long long s0 = pl.slots[s].work_off, t0 = pl.slots[t].work_off;
+      const long long s1 = s0 + ssids::detail::small::small_front_bytes(pl.slots[s].m_cap) / 8;
+      const long long t1 = t0 + ssids::detail::small::small_front_bytes(pl.slots[t].m_cap) / 8;
+      CHECK((s1 <= t0 || t1 <= s0));
+    }
   // launches: one per level holding small nodes, deepest first; each node's children in earlier launches
   std::vector<int> launch_of(sym.nsup, -1);
   for (int L = 0; L < pl.launches(); ++L)
@@ -112,6 +133,14 @@ TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not ove
     for (int q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q)
       if (pl.small[s]) CHECK(launch_of[sym.child_list[q]] < launch_of[s]);
   }
+  return pl.work_size;
+}
+
+}  // namespace
+
+TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not overlap - launches go deepest first") {
+  CHECK(check_plan("gen:kkt-qp:3000:1500") >= 0);
+  CHECK(check_plan("gen:laplace3d:16") > 0);  // fronts above small_front_max_rows: in the work area
 }
 
 TEST_CASE("small fronts: the twin factorizes generated problems like the CPU path") {

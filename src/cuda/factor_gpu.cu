@@ -184,6 +184,7 @@ struct FactorWorkspace {
   DeviceBuffer<FormWTask> FormWcb;
   DeviceBuffer<UpdateTask> UpdCb;
   DeviceBuffer<double> cb_pool;  // contribution blocks of the small-front kernel
+  DeviceBuffer<double> small_work;  // its fronts above small_front_max_rows rows
   DeviceBuffer<SmallResult> small_res;
 };
 
@@ -560,7 +561,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   const LevelPlan plan = level_plan(sym, sp ? sp->host.small : Vector<unsigned char>());
   auto small_bytes = [&] {
     const SmallFrontPlan& h = sp->host;
-    return 8.0 * (h.l_size + h.d_size + h.cb_size) + 4.0 * h.rows_size + sizeof(SmallResult) * double(sym.nsup);
+    return 8.0 * (h.l_size + h.d_size + h.cb_size + h.work_size) + 4.0 * h.rows_size + sizeof(SmallResult) * double(sym.nsup);
   };
   const bool preallocate = check_device_memory(sym, plan, l_guess, sp ? small_bytes() : 0.0);
   const long long small_l = sp ? sp->host.l_size : 0, small_rows = sp ? sp->host.rows_size : 0,
@@ -703,6 +704,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       dRows.reserve_discard(static_cast<size_t>(sym.rlist.size()) + sym.n + 1 + pl.rows_size);
       dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2 + pl.d_size);
       dCbPool.reserve_discard(static_cast<size_t>(pl.cb_size) + 1);
+      ws.small_work.reserve_discard(static_cast<size_t>(pl.work_size) + 1);
       SmallFrontArgs a{};
       a.slots = sp->slots.get();
       a.res = dSmallRes.get();
@@ -722,6 +724,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       a.rows_store = dRows.get();
       a.dstore = dDs.get();
       a.cb_pool = dCbPool.get();
+      a.work = ws.small_work.get();
       a.u = prm.u;
       a.small = prm.small;
       a.ib = pl.ib;
@@ -736,7 +739,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       std::vector<std::unique_ptr<Event>> ev_launch;
       for (int L = 0; L < pl.launches(); ++L) {
         a.nodes = sp->nodes.get() + pl.launch_ptr[L];
-        launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], st);
+        launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], pl.launch_smem_m_cap[L], st);
         if (a.prof) {
           ev_launch.push_back(std::make_unique<Event>());
           ev_launch.back()->record(st);

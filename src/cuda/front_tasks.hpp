@@ -133,6 +133,8 @@ struct SmallSlot {
   long long rows_off;  ///< variable list (m ints); room for m_cap
   long long d_off;     ///< D (2 nelim doubles); room for 2 p_cap
   long long cb_off;    ///< contribution block ((m - nelim)^2, ld m - nelim) in the pool; room for cb_cap^2
+  long long work_off;  ///< -1: the front is factorized in shared memory; else at this offset (doubles) of the
+                       ///< global work area (fronts too big for shared memory; small_front_bytes(m_cap) there)
   int m_cap;           ///< largest front the slot holds: nrow + the delays it may receive
   int dout_cap;        ///< most delayed columns the node may pass up (its contribution block's room)
 };
@@ -161,6 +163,7 @@ struct SmallFrontArgs {
   int* rows_store;
   double* dstore;
   double* cb_pool;
+  double* work;  ///< the global work area of the nodes whose slot has work_off >= 0
   double u, small;
   int ib;      ///< window width of the pivot search (the CPU path's)
   int posdef;

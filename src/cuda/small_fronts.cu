@@ -1,5 +1,5 @@
 // small_fronts.cu — the small fronts of a level in one launch: a thread block per front assembles it in shared
-// memory, factorizes it with threshold pivoting and writes L, D, its variables and its contribution block
+// memory (or, above small_front_max_rows rows, in its slot of a global work area), factorizes it with threshold pivoting and writes L, D, its variables and its contribution block
 // (factor/small_front_core.hpp, which the CPU twin runs too). Sizes that depend on delays are read from the
 // children's results on the device, so consecutive levels need no host round trip.
 #include <cuda_runtime.h>
@@ -86,30 +86,42 @@ struct BlockTeam {
   }
 };
 
-__global__ void __launch_bounds__(256) small_fronts_kernel(SmallFrontArgs a) {
+template <int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs a) {
   extern __shared__ double smem[];
   __shared__ double red_v[64];
   __shared__ int red_i[64];
   BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
               static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), red_v, red_i, 0, a.prof, clock64()};
-  small::factor_small_node(t, a, static_cast<int>(blockIdx.x), reinterpret_cast<unsigned char*>(smem));
+  const long long work_off = a.slots[a.nodes[blockIdx.x]].work_off;
+  unsigned char* mem = reinterpret_cast<unsigned char*>(work_off >= 0 ? a.work + work_off : smem);
+  small::factor_small_node(t, a, static_cast<int>(blockIdx.x), mem);
 }
 
 }  // namespace
 
-int small_fronts_threads(int m_cap) { return m_cap <= 48 ? 64 : m_cap <= 96 ? 128 : 256; }
+int small_fronts_threads(int m_cap, int nblocks) {
+  if (m_cap <= small_front_max_rows) return m_cap <= 48 ? 64 : m_cap <= 96 ? 128 : 256;
+  // fronts in the work area: twice the threads while the launch leaves most multiprocessors idle (a level of a
+  // few such fronts, where one front's time is the level's), else as many blocks as possible side by side
+  return nblocks <= medium_level_max_fronts ? 512 : 256;
+}
 
-void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, cudaStream_t s) {
+void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, int smem_m_cap, cudaStream_t s) {
   if (nblocks == 0) return;
   static const bool attr = [] {
-    check_cuda(cudaFuncSetAttribute(small_fronts_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(small::small_front_bytes(small_front_max_rows))),
+    const int bytes = static_cast<int>(small::small_front_bytes(small_front_max_rows));
+    check_cuda(cudaFuncSetAttribute(small_fronts_kernel<256>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+               "cudaFuncSetAttribute (small fronts)");
+    check_cuda(cudaFuncSetAttribute(small_fronts_kernel<512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
                "cudaFuncSetAttribute (small fronts)");
     return true;
   }();
   (void)attr;
-  const size_t bytes = static_cast<size_t>(small::small_front_bytes(m_cap));
-  small_fronts_kernel<<<nblocks, small_fronts_threads(m_cap), bytes, s>>>(a);
+  const size_t bytes = smem_m_cap > 0 ? static_cast<size_t>(small::small_front_bytes(smem_m_cap)) : 0;
+  const int threads = small_fronts_threads(m_cap, nblocks);
+  if (threads > 256) small_fronts_kernel<512><<<nblocks, threads, bytes, s>>>(a);
+  else small_fronts_kernel<256><<<nblocks, threads, bytes, s>>>(a);
   check_launch("small_fronts_kernel");
 }
 

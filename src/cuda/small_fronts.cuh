@@ -10,12 +10,12 @@ namespace ssids {
 namespace detail {
 namespace gpu {
 
-/// Threads per block for fronts of up to m_cap rows.
-int small_fronts_threads(int m_cap);
+/// Threads per block of a launch of nblocks fronts of up to m_cap rows.
+int small_fronts_threads(int m_cap, int nblocks);
 
-/// One block per node a.nodes[0 .. nblocks); m_cap: the largest SmallSlot::m_cap among them (sizes the shared
-/// memory, at most small_front_max_rows).
-void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, cudaStream_t s);
+/// One block per node a.nodes[0 .. nblocks); m_cap: the largest SmallSlot::m_cap among them (sets the threads);
+/// smem_m_cap: the largest among the nodes factorized in shared memory (sizes it; 0 when none is).
+void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, int smem_m_cap, cudaStream_t s);
 
 }  // namespace gpu
 }  // namespace detail

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "factor/small_front_core.hpp"
+
 namespace ssids {
 namespace detail {
 namespace gpu {
@@ -26,30 +28,51 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
   const index_t nsup = sym.nsup;
   pl.ib = std::min(32, std::max(8, cpu_block_size));
   pl.small.assign(nsup, 0);
-  pl.slots.assign(nsup, SmallSlot{0, 0, 0, 0, 0, 0});
+  pl.slots.assign(nsup, SmallSlot{0, 0, 0, 0, -1, 0, 0});
   Vector<long long> cb_cap(nsup, 0);
-  // nodes are in postorder: children first
-  for (index_t s = 0; s < nsup; ++s) {
-    const int ncol = sym.ncol(s), nrow = sym.nrow(s);
-    long long children_out = 0;
-    bool children_small = true;
-    for (index_t q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q) {
-      const index_t c = sym.child_list[q];
-      children_out += pl.slots[c].dout_cap;
-      children_small = children_small && pl.small[c];
+  // level by level, the deepest first (a node's children are on the level below it)
+  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
+    int medium = 0;  // nodes of this level that would be factorized in the work area
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const index_t s = sym.level_nodes[k];
+      const int ncol = sym.ncol(s), nrow = sym.nrow(s);
+      long long children_out = 0;
+      bool children_small = true;
+      for (index_t q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q) {
+        const index_t c = sym.child_list[q];
+        children_out += pl.slots[c].dout_cap;
+        children_small = children_small && pl.small[c];
+      }
+      int din = 0, dout = 0;
+      if (!posdef) {
+        din = static_cast<int>(std::min<long long>(children_out, std::max(heuristic_in(ncol, children_out), need(needs.delays_in, s))));
+        const int p_cap = ncol + din;
+        dout = sym.sparent[s] < 0 ? 0 : std::min(p_cap, std::max(heuristic_out(p_cap), need(needs.delays_out, s)));
+      }
+      SmallSlot& sl = pl.slots[s];
+      sl.m_cap = nrow + din;
+      sl.dout_cap = dout;
+      cb_cap[s] = (nrow - ncol) + dout;
+      const bool barred = !needs.not_small.empty() && needs.not_small[s];
+      pl.small[s] = children_small && !barred && sl.m_cap <= medium_front_max_rows;
+      if (pl.small[s] && sl.m_cap > small_front_max_rows) ++medium;
     }
-    int din = 0, dout = 0;
-    if (!posdef) {
-      din = static_cast<int>(std::min<long long>(children_out, std::max(heuristic_in(ncol, children_out), need(needs.delays_in, s))));
-      const int p_cap = ncol + din;
-      dout = sym.sparent[s] < 0 ? 0 : std::min(p_cap, std::max(heuristic_out(p_cap), need(needs.delays_out, s)));
+    // fronts in the work area only on levels with few of them (a block per front beats the level loop's batched
+    // steps only while the level leaves most multiprocessors idle), and only as many as the area's bound allows
+    long long used = 0;
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const index_t s = sym.level_nodes[k];
+      SmallSlot& sl = pl.slots[s];
+      if (!pl.small[s] || sl.m_cap <= small_front_max_rows) continue;
+      const long long words = (small::small_front_bytes(sl.m_cap) + 7) / 8;
+      if (medium > medium_level_max_fronts || (used + words) * 8 > medium_level_work_bytes) {
+        pl.small[s] = 0;
+        continue;
+      }
+      sl.work_off = used;
+      used += words;
     }
-    SmallSlot& sl = pl.slots[s];
-    sl.m_cap = nrow + din;
-    sl.dout_cap = dout;
-    const bool barred = !needs.not_small.empty() && needs.not_small[s];
-    pl.small[s] = children_small && !barred && sl.m_cap <= small_front_max_rows;
-    cb_cap[s] = (nrow - ncol) + dout;
+    pl.work_size = std::max(pl.work_size, used);
   }
   // slots of L, rows and D in node order; contribution blocks: persistent area, then the two parity halves
   long long persistent = 0, half[2] = {0, 0};
@@ -86,16 +109,18 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
   // launches: levels from the deepest up, the small nodes of each
   pl.launch_ptr.push_back(0);
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
-    int m_cap = 0;
+    int m_cap = 0, smem_m_cap = 0;
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
       const index_t s = sym.level_nodes[k];
       if (!pl.small[s]) continue;
       pl.nodes.push_back(s);
       m_cap = std::max(m_cap, pl.slots[s].m_cap);
+      if (pl.slots[s].work_off < 0) smem_m_cap = std::max(smem_m_cap, pl.slots[s].m_cap);
     }
     if (static_cast<int>(pl.nodes.size()) > pl.launch_ptr.back()) {
       pl.launch_ptr.push_back(static_cast<int>(pl.nodes.size()));
       pl.launch_m_cap.push_back(m_cap);
+      pl.launch_smem_m_cap.push_back(smem_m_cap);
     }
   }
   return pl;
@@ -120,8 +145,15 @@ bool learn_small_front_needs(const Symbolic& sym, const SmallFrontPlan& plan, co
     } else if (r.state == small_deferred) {
       deferred = true;
       if (r.nelim >= 0) {  // ran, but passes up more than its room
+        const int out = r.p - r.nelim;
         needs.delays_in[s] = std::max(needs.delays_in[s], din);
-        needs.delays_out[s] = std::max(needs.delays_out[s], r.p - r.nelim);
+        needs.delays_out[s] = std::max(needs.delays_out[s], out);
+        // delayed columns tend to travel up the tree: room for as many at every ancestor, so that a chain of
+        // nodes learns in one retry instead of one retry per node
+        for (index_t an = sym.sparent[s]; an >= 0; an = sym.sparent[an]) {
+          needs.delays_in[an] = std::max(needs.delays_in[an], 2 * out);
+          needs.delays_out[an] = std::max(needs.delays_out[an], 2 * out);
+        }
       } else {  // not run: a child was not done, or it receives more than its room (then r.p is exact)
         bool children_done = true;
         for (index_t q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q)

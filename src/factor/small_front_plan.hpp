@@ -1,8 +1,10 @@
 // small_front_plan.hpp — which nodes the small-front kernel factorizes (cuda/small_fronts.cu), with room for how
 // many delays, and where their outputs go (plain C++: planned on the host, also run by the CPU twin's tests).
 //
-// A node is small when its front, with the delays its slot allows, has at most small_front_max_rows rows and all
-// its children are small: the small nodes are whole subtrees at the bottom of the assembly tree. They are
+// A node is small when its front, with the delays its slot allows, has at most medium_front_max_rows rows and all
+// its children are small: the small nodes are whole subtrees at the bottom of the assembly tree. Fronts of at most
+// small_front_max_rows rows are factorized in shared memory; bigger ones in a global work area (each in a slot of
+// it, reused by every level), which the level's block reads mostly through its L1 cache. They are
 // factorized level by level, deepest first, one launch per level, before the level loop takes the other nodes.
 // Room for delays: a node may pass up dout_cap delayed columns and receive din_cap (both learned upward from
 // what earlier factorizations needed); a node that would need more is deferred, and the factorization retries
@@ -20,8 +22,16 @@ namespace ssids {
 namespace detail {
 namespace gpu {
 
-/// Largest front of the small-front kernel: the front and its workspace fit in 227 KiB of shared memory.
+/// Largest front factorized in shared memory: the front and its workspace fit in 227 KiB.
 constexpr int small_front_max_rows = 160;
+/// Largest front of the small-front kernel (in the global work area above small_front_max_rows). Above it, a
+/// front's updates need more than one multiprocessor and go to the level loop's batched kernels.
+constexpr int medium_front_max_rows = 512;
+/// Most fronts of one level in the work area: a level with more of them goes to the level loop whole.
+constexpr int medium_level_max_fronts = 64;
+/// Most bytes of global work area the fronts of one level may take (further nodes of the level, and their
+/// ancestors, go to the level loop).
+constexpr long long medium_level_work_bytes = 1LL << 28;
 
 /// What earlier factorizations of the same analysis needed, by node (kept with the analysis' device data).
 struct SmallFrontNeeds {
@@ -36,7 +46,9 @@ struct SmallFrontPlan {
   Vector<int> nodes;            ///< small nodes, launch by launch
   Vector<int> launch_ptr;       ///< launch i takes nodes[launch_ptr[i] .. launch_ptr[i+1])
   Vector<int> launch_m_cap;     ///< the largest m_cap of each launch
+  Vector<int> launch_smem_m_cap;  ///< the largest m_cap of each launch's shared-memory nodes (0: none)
   long long l_size = 0, rows_size = 0, d_size = 0, cb_size = 0;  ///< room the slots take
+  long long work_size = 0;      ///< doubles of global work area (the largest level's)
   long long num_small = 0;
   int ib = 32;                  ///< window width of the pivot search
   int launches() const { return static_cast<int>(launch_ptr.size()) - 1; }
@@ -48,8 +60,9 @@ struct SmallFrontPlan {
 SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs);
 
 /// After a factorization whose small phase deferred nodes: records in `needs` what the results show (delays
-/// received and passed up by the nodes that ran; nodes that keep being deferred after `tries` attempts are
-/// marked not small). Returns true when the plan should be rebuilt.
+/// received and passed up by the nodes that ran; a node that passed up more than its room gives every ancestor
+/// room for twice as many, since delays accumulate up a chain of nodes; nodes that keep being deferred after
+/// `tries` attempts are marked not small). Returns true when the plan should be rebuilt.
 bool learn_small_front_needs(const Symbolic& sym, const SmallFrontPlan& plan, const SmallResult* res,
                              SmallFrontNeeds& needs, int tries);
 
