@@ -52,6 +52,22 @@ struct BlockTeam {
     for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
   }
+  /// The two largest entries over the warp (each lane: its largest v1 at x1 and its second v2): merging two
+  /// lists keeps the larger first entry and the larger of the other list's first and this list's second.
+  __device__ void group_top2(double& v1, int& x1, double& v2) const {
+    for (int o = 16; o > 0; o >>= 1) {
+      const double b1 = __shfl_xor_sync(0xffffffffu, v1, o);
+      const int bx = __shfl_xor_sync(0xffffffffu, x1, o);
+      const double b2 = __shfl_xor_sync(0xffffffffu, v2, o);
+      if (b1 > v1 || (b1 == v1 && bx >= 0 && (x1 < 0 || bx < x1))) {
+        v2 = fmax(v1, b2);
+        v1 = b1;
+        x1 = bx;
+      } else {
+        v2 = fmax(v2, b1);
+      }
+    }
+  }
   /// Largest v, smallest i among equal v (i = -1 only with v = 0, which loses to any i >= 0 with v = 0 too).
   __device__ static bool better(double v, int i, double bv, int bi) {
     return v > bv || (v == bv && i >= 0 && (bi < 0 || i < bi));

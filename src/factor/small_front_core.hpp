@@ -67,6 +67,9 @@ struct HostTeam {
   void mark(int /*phase*/) {}
   /// (v, i) with the largest v, the smallest i among equal v; here the caller's own candidate.
   void argmax_all(double& /*v*/, int& /*i*/) const {}
+  /// The two largest of the group's entries, each lane holding its own two (v1 at index x1, v2 from another
+  /// index): afterwards every lane holds the group's; here the caller's own.
+  void group_top2(double& /*v1*/, int& /*x1*/, double& /*v2*/) const {}
 };
 
 /// Front view with the accessors the algorithm needs.
@@ -78,7 +81,8 @@ struct FrontRef {
 };
 
 /// Workspace of one front's factorization (shared memory on the device): dinv, 2m doubles, D^{-1} of the pivots
-/// of the current window in D's layout (1/d for a 1x1, i11 i21 i22 for a 2x2); gpart, two areas (32 doubles
+/// of the current window in D's layout (1/d for a 1x1, i11 i21 i22 for a 2x2); top1, top2, top1_row (m each): the
+/// window's column maxima while no pivot has changed them (window_maxima); gpart, two areas (32 doubles
 /// each, the first used): the largest |entry| of the column after an accepted pivot, below its diagonal (the next
 /// candidate's column maximum, computed by group 0 during the update). Pivots write the two areas in turn
 /// (gsel): a thread may still read the last pivot's value while a faster one writes the next pivot's, since a
@@ -86,6 +90,9 @@ struct FrontRef {
 struct SmallWork {
   double* dinv;
   double* gpart;
+  double* top1;  ///< by column c of the window: largest |entry| of c over the remaining rows other than c
+  double* top2;  ///< the largest over the same rows but top1_row[c]
+  int* top1_row;
   int gsel = 0;
   SSIDS_HOST_DEVICE double* gpart_next() { return gpart + 32 * gsel; }
   SSIDS_HOST_DEVICE const double* gpart_last() const { return gpart + 32 * (gsel ^ 1); }
@@ -100,6 +107,36 @@ SSIDS_HOST_DEVICE double column_absmax(Team& t, const FrontRef& f, int k, int j,
   for (int i = j + 1 + t.tid; i < f.m; i += t.nth)
     if (i != ex) r = std::fmax(r, std::fabs(f.at(i, j)));
   return t.max_all(r);
+}
+
+/// For every column c of [k, e): the largest |entry| over the remaining rows x != c (x in [k, c) along row c,
+/// x > c down column c) in ws.top1[c] with its row in ws.top1_row[c], and the largest over the same rows but
+/// that one in ws.top2[c]; so column_absmax(k, c, ex) is top1 unless ex is top1's row, then top2 (the values are
+/// exact whichever row wins a tie). One group per column, one barrier.
+template <class Team>
+SSIDS_HOST_DEVICE void window_maxima(Team& t, const FrontRef& f, int k, int e, SmallWork& ws) {
+  for (int c = k + t.group; c < e; c += t.ngroups) {
+    double v1 = 0.0, v2 = 0.0;
+    int x1 = -1;
+    for (int x = k + t.lane; x < f.m; x += t.nlanes) {
+      if (x == c) continue;
+      const double v = std::fabs(x < c ? f.at(c, x) : f.at(x, c));
+      if (v > v1) {
+        v2 = v1;
+        v1 = v;
+        x1 = x;
+      } else if (v > v2) {
+        v2 = v;
+      }
+    }
+    t.group_top2(v1, x1, v2);
+    if (t.lane == 0) {
+      ws.top1[c] = v1;
+      ws.top2[c] = v2;
+      ws.top1_row[c] = x1;
+    }
+  }
+  t.sync();
 }
 
 /// Symmetric interchange of positions x and y of the whole lower-triangle storage (including the rows of the
@@ -303,11 +340,17 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
                                     double* d, SmallWork& ws) {
   int j = k;
   bool ready = false;  // ws.gpart holds column k's maximum below its diagonal (left by the last pivot)
+  bool known = false;  // ws.top1/top2 hold the window's column maxima (window_maxima since the last pivot)
+  int failed = 0;      // candidates that failed since the last pivot
+  auto excluding = [&](int c, int ex) { return ws.top1_row[c] == ex ? ws.top2[c] : ws.top1[c]; };
   while (true) {
     if (j >= e) break;
     const double ajj = f.at(j, j);
-    const double gj = ready ? ws.gpart_last()[0] : column_absmax(t, f, k, j, -1);  // j == k when ready
+    // j == k when ready
+    const double gj = ready ? ws.gpart_last()[0] : known ? ws.top1[j] : column_absmax(t, f, k, j, -1);
     ready = false;
+    // a decision from the cached maxima passed no barrier after reading the front: one before the pivot writes it
+    if (known && (std::fmax(std::fabs(ajj), gj) <= small || one_by_one_ok(ajj, gj, u, small))) t.sync();
     if (std::fmax(std::fabs(ajj), gj) <= small) {
       k = pivot_zero(t, f, k, j, vars, d, ws);
     } else if (one_by_one_ok(ajj, gj, u, small)) {
@@ -328,19 +371,34 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
       t.argmax_all(best, r);
       bool ok = false;
       if (r >= 0) {
+        // once a candidate has failed outright, the search goes on over the window: from then until the next
+        // pivot, the column maxima of the whole window at once (a first 2x2 test, as on KKT systems where
+        // the partner of a zero diagonal usually passes, scans only its two columns)
+        if (!known && failed > 0) {
+          window_maxima(t, f, k, e, ws);
+          known = true;
+        }
         const double arj = f.sym(r, j), arr = f.at(r, r);
-        const double gj2 = column_absmax(t, f, k, j, r);
-        const double gr2 = column_absmax(t, f, k, r, j);
-        ok = two_by_two_ok(ajj, arj, arr, gj2, gr2, u);
+        if (known) {
+          ok = two_by_two_ok(ajj, arj, arr, excluding(j, r), excluding(r, j), u);
+        } else {
+          const double gj2 = column_absmax(t, f, k, j, r);
+          const double gr2 = column_absmax(t, f, k, r, j);
+          ok = two_by_two_ok(ajj, arj, arr, gj2, gr2, u);
+        }
       }
       if (ok) {
+        if (known) t.sync();  // the decision read the front after the last barrier (as above)
         k = pivot_2x2(t, f, k, j, r, e, vars, d, ws);
         ready = k < e;
       } else {
         ++j;  // tried again only after the next accepted pivot
+        ++failed;
         continue;
       }
     }
+    known = false;
+    failed = 0;
     j = k;  // every remaining candidate has changed: all are eligible again
   }
   return k;
@@ -402,11 +460,11 @@ SSIDS_HOST_DEVICE int ldlt_small_posdef(Team& t, const FrontRef& f, int p, int i
 }
 
 /// Shared-memory (or host) layout of one small front: the front with leading dimension ld, dinv (2m), gpart (64),
-/// vars.
+/// top1 and top2 (m each), vars and top1_row (m ints each).
 SSIDS_HOST_DEVICE int small_front_ld(int m) { return m | 1; }  // odd: a row of the front spreads over the banks
 SSIDS_HOST_DEVICE long long small_front_bytes(int m_cap) {
   const long long ld = small_front_ld(m_cap);
-  return 8 * (ld * m_cap + 2LL * m_cap + 64) + 4LL * m_cap;
+  return 8 * (ld * m_cap + 4LL * m_cap + 64) + 8LL * m_cap;
 }
 
 /// Node s of the launch (a.nodes[b]): sizes from its children's results, assembly of A and of the children's
@@ -437,7 +495,10 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
   SmallWork ws;
   ws.dinv = f.a + static_cast<long long>(ld) * m;
   ws.gpart = ws.dinv + 2 * m;
-  int* vars = reinterpret_cast<int*>(ws.gpart + 64);
+  ws.top1 = ws.gpart + 64;
+  ws.top2 = ws.top1 + m;
+  int* vars = reinterpret_cast<int*>(ws.top2 + m);
+  ws.top1_row = vars + m;
 
   t.mark(0);
   // ---- assembly: zero, variables, A, children in order
