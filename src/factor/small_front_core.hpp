@@ -82,7 +82,7 @@ struct FrontRef {
 
 /// Workspace of one front's factorization (shared memory on the device): dinv, 2m doubles, D^{-1} of the pivots
 /// of the current window in D's layout (1/d for a 1x1, i11 i21 i22 for a 2x2); top1, top2, top1_row (m each): the
-/// window's column maxima while no pivot has changed them (window_maxima); gpart, two areas (32 doubles
+/// maxima of window columns while no pivot has changed them (window_maxima); gpart, two areas (32 doubles
 /// each, the first used): the largest |entry| of the column after an accepted pivot, below its diagonal (the next
 /// candidate's column maximum, computed by group 0 during the update). Pivots write the two areas in turn
 /// (gsel): a thread may still read the last pivot's value while a faster one writes the next pivot's, since a
@@ -109,13 +109,16 @@ SSIDS_HOST_DEVICE double column_absmax(Team& t, const FrontRef& f, int k, int j,
   return t.max_all(r);
 }
 
-/// For every column c of [k, e): the largest |entry| over the remaining rows x != c (x in [k, c) along row c,
+/// Columns whose maxima window_maxima computes at once (the current candidate and those after it).
+constexpr int maxima_span = 32;
+
+/// For every column c of [lo, hi): the largest |entry| over the remaining rows x != c (x in [k, c) along row c,
 /// x > c down column c) in ws.top1[c] with its row in ws.top1_row[c], and the largest over the same rows but
 /// that one in ws.top2[c]; so column_absmax(k, c, ex) is top1 unless ex is top1's row, then top2 (the values are
 /// exact whichever row wins a tie). One group per column, one barrier.
 template <class Team>
-SSIDS_HOST_DEVICE void window_maxima(Team& t, const FrontRef& f, int k, int e, SmallWork& ws) {
-  for (int c = k + t.group; c < e; c += t.ngroups) {
+SSIDS_HOST_DEVICE void window_maxima(Team& t, const FrontRef& f, int k, int lo, int hi, SmallWork& ws) {
+  for (int c = lo + t.group; c < hi; c += t.ngroups) {
     double v1 = 0.0, v2 = 0.0;
     int x1 = -1;
     for (int x = k + t.lane; x < f.m; x += t.nlanes) {
@@ -340,17 +343,19 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
                                     double* d, SmallWork& ws) {
   int j = k;
   bool ready = false;  // ws.gpart holds column k's maximum below its diagonal (left by the last pivot)
-  bool known = false;  // ws.top1/top2 hold the window's column maxima (window_maxima since the last pivot)
-  int failed = 0;      // candidates that failed since the last pivot
+  // ws.top1/top2 hold the maxima of the columns [clo, chi) (window_maxima since the last pivot; empty: none)
+  int clo = 0, chi = 0;
+  int failed = 0;  // candidates that failed since the last pivot
+  auto cached = [&](int c) { return c >= clo && c < chi; };
   auto excluding = [&](int c, int ex) { return ws.top1_row[c] == ex ? ws.top2[c] : ws.top1[c]; };
   while (true) {
     if (j >= e) break;
     const double ajj = f.at(j, j);
     // j == k when ready
-    const double gj = ready ? ws.gpart_last()[0] : known ? ws.top1[j] : column_absmax(t, f, k, j, -1);
+    const double gj = ready ? ws.gpart_last()[0] : cached(j) ? ws.top1[j] : column_absmax(t, f, k, j, -1);
     ready = false;
     // a decision from the cached maxima passed no barrier after reading the front: one before the pivot writes it
-    if (known && (std::fmax(std::fabs(ajj), gj) <= small || one_by_one_ok(ajj, gj, u, small))) t.sync();
+    if (chi > clo && (std::fmax(std::fabs(ajj), gj) <= small || one_by_one_ok(ajj, gj, u, small))) t.sync();
     if (std::fmax(std::fabs(ajj), gj) <= small) {
       k = pivot_zero(t, f, k, j, vars, d, ws);
     } else if (one_by_one_ok(ajj, gj, u, small)) {
@@ -371,24 +376,21 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
       t.argmax_all(best, r);
       bool ok = false;
       if (r >= 0) {
-        // once a candidate has failed outright, the search goes on over the window: from then until the next
-        // pivot, the column maxima of the whole window at once (a first 2x2 test, as on KKT systems where
+        // once a candidate has failed outright, the search goes on along the window: from then until the next
+        // pivot, the maxima of the next maxima_span columns at once (a first 2x2 test, as on KKT systems where
         // the partner of a zero diagonal usually passes, scans only its two columns)
-        if (!known && failed > 0) {
-          window_maxima(t, f, k, e, ws);
-          known = true;
+        if (failed > 0 && !cached(j)) {
+          clo = j;
+          chi = j + maxima_span < e ? j + maxima_span : e;
+          window_maxima(t, f, k, clo, chi, ws);
         }
         const double arj = f.sym(r, j), arr = f.at(r, r);
-        if (known) {
-          ok = two_by_two_ok(ajj, arj, arr, excluding(j, r), excluding(r, j), u);
-        } else {
-          const double gj2 = column_absmax(t, f, k, j, r);
-          const double gr2 = column_absmax(t, f, k, r, j);
-          ok = two_by_two_ok(ajj, arj, arr, gj2, gr2, u);
-        }
+        const double gj2 = cached(j) ? excluding(j, r) : column_absmax(t, f, k, j, r);
+        const double gr2 = cached(r) ? excluding(r, j) : column_absmax(t, f, k, r, j);
+        ok = two_by_two_ok(ajj, arj, arr, gj2, gr2, u);
       }
       if (ok) {
-        if (known) t.sync();  // the decision read the front after the last barrier (as above)
+        if (chi > clo) t.sync();  // the decision may have read the front after the last barrier (as above)
         k = pivot_2x2(t, f, k, j, r, e, vars, d, ws);
         ready = k < e;
       } else {
@@ -397,7 +399,7 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
         continue;
       }
     }
-    known = false;
+    clo = chi = 0;
     failed = 0;
     j = k;  // every remaining candidate has changed: all are eligible again
   }
