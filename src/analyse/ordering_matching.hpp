@@ -27,7 +27,28 @@ struct MatchingPairs {
 /// predictions. It depends on the pattern only, so a later analysis of the same pattern can take it as it is.
 struct PlainCandidate {
   Vector<index_t> perm;
+  bool thorough = false;  ///< the candidates were ordered by CandidateOrderings::thorough too
 };
+
+using OrderFn = Vector<index_t> (*)(const Graph& g, const index_t* vwgt);
+
+/// The fill-reducing orderings the candidates are ordered with. `thorough` (METIS in analyse) always;
+/// `cheap` (AMD in analyse; may be null) first, on inputs of at most kCheapOrderMaxVariables variables, where
+/// `thorough` then runs only when the cheap plain order predicts more than kCheapOrderFlopsPerEdge flops per
+/// edge of the graph, and each candidate keeps whichever of its two orders predicts fewer flops.
+struct CandidateOrderings {
+  CandidateOrderings(OrderFn thorough_order, OrderFn cheap_order = nullptr)  // NOLINT: implicit on purpose
+      : thorough(thorough_order), cheap(cheap_order) {}
+  OrderFn thorough;
+  OrderFn cheap;
+};
+
+/// Above this many variables the cheap ordering is not tried (its time, serial, is no longer small beside
+/// the thorough one's, and nested dissection wins on large graphs).
+constexpr index_t kCheapOrderMaxVariables = 20000;
+/// The factorization the cheap plain order predicts is small beside one thorough ordering's time below this
+/// many flops per graph edge (METIS's time grows with the edges); bench/NOTES.md has the measurements.
+constexpr double kCheapOrderFlopsPerEdge = 400.0;
 
 struct MatchingOrder {
   Vector<index_t> perm;        ///< n
@@ -62,24 +83,23 @@ MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* p
 
 /// Steps 2 and 3 for the pairs of step 1. With `plain` (the plain candidate of an earlier analysis of the same
 /// pattern), g is not ordered again: the result equals the one computed without it.
-MatchingOrder order_with_pairs(const Graph& g, MatchingPairs pairs,
-                               Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+MatchingOrder order_with_pairs(const Graph& g, MatchingPairs pairs, const CandidateOrderings& orderings,
                                double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile,
                                const PlainCandidate* plain = nullptr);
 
 /// Maximum-product matching of the full symmetric matrix; its cycles (and, when structurally singular, its
 /// open chains) are split into pairs (i, m(i)) so that every variable with a small scaled diagonal (< 0.01)
 /// gets a partner where possible and no two variables with good diagonals are paired; each pair becomes one
-/// vertex (weight 2, union of the neighbours) of a compressed graph ordered by `order_compressed` (METIS in
-/// analyse), and the order is expanded pair by pair. g itself is ordered too (`order_compressed(g, nullptr)`);
+/// vertex (weight 2, union of the neighbours) of a compressed graph ordered by `orderings` (see
+/// CandidateOrderings), and the order is expanded pair by pair. g itself is ordered too (the plain candidate);
 /// the compressed order is kept only while its predicted flops and nnz(L) exceed the plain order's by at most
 /// the fraction compressed_slack (infinity: always), else the plain order is returned without pairs
 /// (compressed = false); the predictions amalgamate by `rule`, as analyse will. The scaling is the matching's
 /// in both cases. The two candidates are ordered and predicted as two tasks (tasks.hpp), side by side when a
-/// task team has threads to spare; the result is the same either way.
+/// task team has threads to spare; the result is the same either way. The choice of cheap or thorough order
+/// depends on the pattern (plain candidate) and the pairs (compressed candidate) only.
 /// = order_with_pairs(g, matching_pairs(a), ...).
-MatchingOrder matching_order(const Graph& g, const CscView& a,
-                             Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+MatchingOrder matching_order(const Graph& g, const CscView& a, const CandidateOrderings& orderings,
                              double compressed_slack = 0.2, const AmalgamationRule& rule = AmalgamationRule{},
                              AnalyseProfile* profile = nullptr);
 

@@ -47,6 +47,7 @@ struct MatchingChoice {
   Vector<index_t> candidate_partner;  ///< n: the pairs of the compressed candidate (-1: none)
   bool compressed = false;            ///< the compressed candidate was chosen
   Vector<index_t> plain_perm;         ///< the plain candidate's order (pattern only), postordered
+  bool plain_thorough = false;        ///< PlainCandidate::thorough (ordering_matching.hpp)
   /// predicted flops with delays (delays.hpp) of the plain and the compressed candidate (0: no pairs)
   double plain_flops = 0.0, compressed_flops = 0.0;
 };
