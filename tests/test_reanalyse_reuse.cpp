@@ -137,7 +137,7 @@ TEST_CASE("reanalyse: the matching ordering along an interior-point sequence equ
       const SymmetricMatrix a = generate_kkt_ipm(nvar, ncon, t, 5);
       Inform fi, ri;
       const Analysis fresh = analyse(a.view(), o, fi);
-      CHECK(fresh.symbolic().matching_choice->plain_thorough == (nvar > 1000));
+      CHECK(fresh.symbolic().matching_choice->thorough == (nvar > 1000));
       ReuseKind kind = ReuseKind::none;
       const Analysis re = detail::reanalyse_kind(prev, a.view(), o, ri, nullptr, &kind);
       if (t > 0) CHECK(kind != ReuseKind::none);

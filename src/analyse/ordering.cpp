@@ -124,20 +124,17 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
     throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (val is null)");
   MatchingOrder m;
   PlainCandidate known;
-  if (hint && hint->previous) {
-    known.perm = hint->previous->plain_perm;
-    known.thorough = hint->previous->plain_thorough;
-  }
+  if (hint && hint->previous) known = hint->previous->plain;
   in_task_team(analyse_threads(options.num_threads, a.n), [&] {
     MatchingPairs mp = hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(g, a, profile);
     m = order_with_pairs(g, std::move(mp), matching_candidate_orderings(), 0.2, amalgamation_rule(options), profile,
-                         known.perm.empty() ? nullptr : &known);
+                         hint && hint->previous ? &known : nullptr);
   });
   auto choice = std::make_shared<MatchingChoice>();
   choice->candidate_partner = std::move(m.candidate_partner);
   choice->compressed = m.compressed;
-  choice->plain_perm = std::move(m.plain.perm);
-  choice->plain_thorough = m.plain.thorough;
+  choice->plain = std::move(m.plain);
+  choice->thorough = m.thorough;
   choice->plain_flops = m.delayed_plain.flops;
   choice->compressed_flops = m.delayed_compressed.flops;
   r.matching_choice = std::move(choice);

@@ -228,6 +228,20 @@ Vector<index_t> compressed_order(const CompressedGraph& c, OrderFn order) {
   return perm;
 }
 
+/// Which candidate the cheap orders' predictions (with delays) already decide, by a margin wide enough that
+/// the thorough orders are not expected to reverse it: the compressed one when it is predicted to cost at
+/// most (1 + slack) / kClearMargin of the plain one's flops and nnz(L), the plain one when the compressed
+/// one is predicted above (1 + slack) * kClearMargin of either; else undecided (both are ordered again).
+enum class Choice { undecided, compressed, plain };
+constexpr double kClearMargin = 1.5;
+
+Choice clear_choice(const DelayPrediction& c, const DelayPrediction& p, double slack) {
+  const double hi = (1.0 + slack) * kClearMargin, lo = (1.0 + slack) / kClearMargin;
+  if (c.flops > hi * p.flops || c.nnz > hi * p.nnz) return Choice::plain;
+  if (c.flops <= lo * p.flops && c.nnz <= lo * p.nnz) return Choice::compressed;
+  return Choice::undecided;
+}
+
 }  // namespace
 
 MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* profile) {
@@ -302,32 +316,49 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const Candidate
   AnalyseProfile prof_c, prof_p;
   AnalyseProfile* pc = timed ? &prof_c : nullptr;
   AnalyseProfile* pp = timed ? &prof_p : nullptr;
+  auto predicted = [&](const Vector<index_t>& perm, AnalyseProfile* prof) {
+    PhaseTimer t(prof);
+    Candidate c = predict(g, perm, rule, mp);
+    t.lap("predictions");
+    return c;
+  };
+  const Vector<index_t> none;
+  const Vector<index_t>& known_cheap = plain ? plain->cheap : none;
+  const Vector<index_t>& known_thorough = plain ? plain->thorough : none;
   Candidate cc, cp;
   // the cheap ordering first on small inputs: both candidates by it, then the thorough one only when the
   // cheap plain order predicts a costly factorization (pattern only, so a re-analysis decides the same)
   const bool cheap = orderings.cheap && n <= kCheapOrderMaxVariables;
-  bool thorough = !cheap;
-  if (plain) {
-    PhaseTimer t(pp);
-    cp = predict(g, plain->perm, rule, mp);
-    t.lap("predictions");
-    thorough = plain->thorough;
-    if (cheap && with_pairs) cc = compressed_by(orderings.cheap, pc, "AMD compressed");
-  } else if (cheap) {
+  bool thorough = !cheap, need_c = with_pairs, need_p = true;
+  if (cheap) {
     fork_join([&] { if (with_pairs) cc = compressed_by(orderings.cheap, pc, "AMD compressed"); },
-              [&] { cp = plain_by(orderings.cheap, pp, "AMD plain"); });
+              [&] { cp = known_cheap.empty() ? plain_by(orderings.cheap, pp, "AMD plain") : predicted(known_cheap, pp); });
+    out.plain.cheap = cp.perm;
     thorough = cp.flops > kCheapOrderFlopsPerEdge * static_cast<double>(std::max<offset_t>(1, g.num_edges()));
+    // the thorough ordering only for the candidate that the cheap orders predict to win by far
+    if (thorough && with_pairs) {
+      const Choice clear = clear_choice(cc.delayed, cp.delayed, compressed_slack);
+      need_c = clear != Choice::plain;
+      need_p = clear != Choice::compressed;
+    }
   }
   if (thorough) {
-    // both candidates by the thorough ordering at once (tasks.hpp); each keeps the cheap order when that
-    // predicts no more flops
+    // the candidates that need it by the thorough ordering at once (tasks.hpp); each keeps the cheap order
+    // when that predicts no more flops
     auto keep_better = [](Candidate& kept, Candidate c) {
       if (kept.perm.empty() || c.flops < kept.flops) kept = std::move(c);
     };
     fork_join(
-        [&] { if (with_pairs) keep_better(cc, compressed_by(orderings.thorough, pc, "METIS compressed")); },
-        [&] { if (!plain) keep_better(cp, plain_by(orderings.thorough, pp, "METIS plain")); });
+        [&] { if (need_c) keep_better(cc, compressed_by(orderings.thorough, pc, "METIS compressed")); },
+        [&] {
+          if (!need_p) return;
+          Candidate c = known_thorough.empty() ? plain_by(orderings.thorough, pp, "METIS plain")
+                                               : predicted(known_thorough, pp);
+          out.plain.thorough = c.perm;
+          keep_better(cp, std::move(c));
+        });
   }
+  out.thorough = thorough;
   if (timed) {  // the candidates ran side by side: their own times, and the wall time of both
     for (const auto& ph : prof_c.phases) profile->add(ph.name, ph.seconds);
     for (const auto& ph : prof_p.phases) profile->add(ph.name, ph.seconds);
@@ -345,8 +376,6 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const Candidate
   out.predicted_flops_plain = cp.flops;
   out.predicted_nnz_plain = cp.nnz;
   out.delayed_plain = cp.delayed;
-  out.plain.perm = cp.perm;
-  out.plain.thorough = thorough;
   Candidate& chosen = out.compressed ? cc : cp;
   out.perm = std::move(chosen.perm);
   out.parent = std::move(chosen.parent);

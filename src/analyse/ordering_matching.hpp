@@ -7,6 +7,7 @@
 #include "analyse/delays.hpp"
 #include "analyse/pattern.hpp"
 #include "analyse/supernodes.hpp"
+#include "analyse/symbolic.hpp"
 
 namespace ssids {
 namespace detail {
@@ -23,19 +24,13 @@ struct MatchingPairs {
   bool structurally_singular = false;
 };
 
-/// The plain candidate: the order of the uncompressed graph, postordered by its elimination tree, and its
-/// predictions. It depends on the pattern only, so a later analysis of the same pattern can take it as it is.
-struct PlainCandidate {
-  Vector<index_t> perm;
-  bool thorough = false;  ///< the candidates were ordered by CandidateOrderings::thorough too
-};
-
 using OrderFn = Vector<index_t> (*)(const Graph& g, const index_t* vwgt);
 
 /// The fill-reducing orderings the candidates are ordered with. `thorough` (METIS in analyse) always;
 /// `cheap` (AMD in analyse; may be null) first, on inputs of at most kCheapOrderMaxVariables variables, where
 /// `thorough` then runs only when the cheap plain order predicts more than kCheapOrderFlopsPerEdge flops per
-/// edge of the graph, and each candidate keeps whichever of its two orders predicts fewer flops.
+/// edge of the graph, and only for the candidates the cheap orders' predictions leave in question (the
+/// winner, or both when it is close); each candidate keeps whichever of its orders predicts fewer flops.
 struct CandidateOrderings {
   CandidateOrderings(OrderFn thorough_order, OrderFn cheap_order = nullptr)  // NOLINT: implicit on purpose
       : thorough(thorough_order), cheap(cheap_order) {}
@@ -71,7 +66,8 @@ struct MatchingOrder {
   /// perm is postordered, parent its elimination tree and colcount the column counts of L (analyse takes
   /// them as they are).
   Vector<index_t> parent, colcount;
-  PlainCandidate plain;  ///< the plain candidate (whether chosen or not)
+  PlainCandidate plain;  ///< the plain candidate's orders (whether chosen or not)
+  bool thorough = false;  ///< some candidate was ordered by CandidateOrderings::thorough
 };
 
 struct AnalyseProfile;
@@ -81,8 +77,9 @@ struct AnalyseProfile;
 /// g: the graph of a (clean_pattern), along whose adjacency the scaled magnitudes are given.
 MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* profile = nullptr);
 
-/// Steps 2 and 3 for the pairs of step 1. With `plain` (the plain candidate of an earlier analysis of the same
-/// pattern), g is not ordered again: the result equals the one computed without it.
+/// Steps 2 and 3 for the pairs of step 1. With `plain` (the plain candidate's orders from an earlier analysis of
+/// the same pattern), g is ordered again only by an ordering missing there: the result equals the one
+/// computed without it.
 MatchingOrder order_with_pairs(const Graph& g, MatchingPairs pairs, const CandidateOrderings& orderings,
                                double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile,
                                const PlainCandidate* plain = nullptr);
