@@ -38,9 +38,10 @@ struct CandidateOrderings {
   OrderFn cheap;
 };
 
-/// Above this many variables the cheap ordering is not tried (its time, serial, is no longer small beside
-/// the thorough one's, and nested dissection wins on large graphs).
-constexpr index_t kCheapOrderMaxVariables = 20000;
+/// Above this many variables the cheap ordering is not tried: it runs on one thread per candidate while
+/// nested dissection spreads over the team, and where its predictions leave the choice open (the kkt-qp
+/// problems) its time is an overhead, +12% on a fresh analysis at n = 50 000 (bench/NOTES.md).
+constexpr index_t kCheapOrderMaxVariables = 100000;
 /// The factorization the cheap plain order predicts is small beside one thorough ordering's time below this
 /// many flops per graph edge (METIS's time grows with the edges); bench/NOTES.md has the measurements.
 constexpr double kCheapOrderFlopsPerEdge = 400.0;
