@@ -556,8 +556,8 @@ int main(int argc, char** argv) {
         if (have_spral) {
           const SpralResult s = time_spral(spral, c, matching ? 2 : 1, cfg.repeat);
           if (s.ok)
-            std::snprintf(line, sizeof line, "%-28s %8d %-7s %8.4f %8.4f %6.2f %11.4g %11.4g %10.4g %10.4g", name.c_str(),
-                          a.n, r.kind, r.total, s.total, r.total / s.total,
+            std::snprintf(line, sizeof line, "%-28s %8d %-7s %8.4f %8.4f %6.2f %11.4g %11.4g %10.4g %10.4g",
+                          name.c_str(), a.n, r.kind, r.total, s.total, r.total / s.total,
                           static_cast<double>(r.nnz_l), static_cast<double>(s.nnz_l), static_cast<double>(r.flops),
                           static_cast<double>(s.flops));
           else

@@ -199,8 +199,8 @@ TEST_CASE("matching ordering: matched pairs are adjacent - in the ordering and i
     Options opt;
     opt.ordering = Ordering::matching;
     opt.nemin = 1;
-    const detail::MatchingOrder mo =
-        detail::matching_order(g, a.view(), detail::matching_candidate_orderings(), 0.2, detail::amalgamation_rule(opt));
+    const detail::MatchingOrder mo = detail::matching_order(g, a.view(), detail::matching_candidate_orderings(),
+                                                            0.2, detail::amalgamation_rule(opt));
     Inform inf;
     Analysis an = analyse(a.view(), opt, inf);
     Vector<index_t> order = an.order();

@@ -290,38 +290,34 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const Candidate
   out.candidate_partner = mp.partner;
   const bool with_pairs = mp.pairs > 0;  // else the compressed graph would be the graph itself
   const bool timed = profile != nullptr;
-  // one candidate ordered by `order` and predicted; its own phase times go to prof
   CompressedGraph comp;
   if (with_pairs) {
     comp = compress(g, mp.partner);
     timer.lap("compressed graph");
   }
-  auto compressed_by = [&](OrderFn order, AnalyseProfile* prof, const char* phase) {
+  // a candidate: the order `order()` returns, predicted; the ordering's time (as `phase`, unless null) and
+  // the prediction's go to prof
+  auto candidate = [&](AnalyseProfile* prof, const char* phase, auto&& order) {
     PhaseTimer t(prof);
-    Vector<index_t> perm = compressed_order(comp, order);
-    t.lap(phase);
+    Vector<index_t> perm = order();
+    if (phase) t.lap(phase);
     Candidate c = predict(g, std::move(perm), rule, mp);
     t.lap("predictions");
     return c;
   };
+  auto compressed_by = [&](OrderFn order, AnalyseProfile* prof, const char* phase) {
+    return candidate(prof, phase, [&] { return compressed_order(comp, order); });
+  };
   auto plain_by = [&](OrderFn order, AnalyseProfile* prof, const char* phase) {
-    PhaseTimer t(prof);
-    Vector<index_t> perm = order(g, nullptr);
-    t.lap(phase);
-    Candidate c = predict(g, std::move(perm), rule, mp);
-    t.lap("predictions");
-    return c;
+    return candidate(prof, phase, [&] { return order(g, nullptr); });
+  };
+  auto predicted = [&](const Vector<index_t>& perm, AnalyseProfile* prof) {
+    return candidate(prof, nullptr, [&] { return perm; });
   };
   // the candidates' own phase times, added to the profile after they ran (side by side)
   AnalyseProfile prof_c, prof_p;
   AnalyseProfile* pc = timed ? &prof_c : nullptr;
   AnalyseProfile* pp = timed ? &prof_p : nullptr;
-  auto predicted = [&](const Vector<index_t>& perm, AnalyseProfile* prof) {
-    PhaseTimer t(prof);
-    Candidate c = predict(g, perm, rule, mp);
-    t.lap("predictions");
-    return c;
-  };
   const Vector<index_t> none;
   const Vector<index_t>& known_cheap = plain ? plain->cheap : none;
   const Vector<index_t>& known_thorough = plain ? plain->thorough : none;
@@ -332,7 +328,9 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const Candidate
   bool thorough = !cheap, need_c = with_pairs, need_p = true;
   if (cheap) {
     fork_join([&] { if (with_pairs) cc = compressed_by(orderings.cheap, pc, "AMD compressed"); },
-              [&] { cp = known_cheap.empty() ? plain_by(orderings.cheap, pp, "AMD plain") : predicted(known_cheap, pp); });
+              [&] {
+                cp = known_cheap.empty() ? plain_by(orderings.cheap, pp, "AMD plain") : predicted(known_cheap, pp);
+              });
     out.plain.cheap = cp.perm;
     thorough = cp.flops > kCheapOrderFlopsPerEdge * static_cast<double>(std::max<offset_t>(1, g.num_edges()));
     // the thorough ordering only for the candidate that the cheap orders predict to win by far

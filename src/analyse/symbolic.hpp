@@ -41,9 +41,9 @@ struct AEntry {
   index_t lcol;   ///< local column (0 <= lcol < ncol)
 };
 
-/// The plain candidate's orders of the uncompressed graph, postordered by their elimination trees: by the
-/// cheap and by the thorough ordering of the matching ordering (ordering_matching.hpp) (empty when not computed). They depend on the pattern only, so a
-/// later analysis of the same pattern can take them as they are.
+/// Ordering::matching's plain candidate (ordering_matching.hpp): its orders of the uncompressed graph by the
+/// cheap and by the thorough ordering, postordered by their elimination trees (empty when not computed).
+/// They depend on the pattern only, so a later analysis of the same pattern can take them as they are.
 struct PlainCandidate {
   Vector<index_t> cheap, thorough;
 };
