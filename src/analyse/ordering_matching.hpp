@@ -40,10 +40,11 @@ struct CandidateOrderings {
 
 /// Above this many variables the cheap ordering is not tried: it runs on one thread per candidate while
 /// nested dissection spreads over the team, and where its predictions leave the choice open (the kkt-qp
-/// problems) its time is an overhead, +12% on a fresh analysis at n = 50 000 (bench/NOTES.md).
+/// problems) its time is an overhead, +12-15% on a fresh analysis at n = 50 000 (bench/NOTES.md).
 constexpr index_t kCheapOrderMaxVariables = 100000;
-/// The factorization the cheap plain order predicts is small beside one thorough ordering's time below this
-/// many flops per graph edge (METIS's time grows with the edges); bench/NOTES.md has the measurements.
+/// Up to this many flops per graph edge predicted by the cheap plain order the cheap orders are kept without
+/// the thorough ordering: below it AMD's orders never predicted more flops than METIS's on the shared
+/// matrices, above it METIS's predicted up to 3x fewer (bench/NOTES.md). Pattern only, like the plain order.
 constexpr double kCheapOrderFlopsPerEdge = 400.0;
 
 struct MatchingOrder {
