@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "analyse/dense_rows.hpp"
 #include "analyse/ordering.hpp"
 #include "analyse/ordering_amd.hpp"
 #include "analyse/ordering_matching.hpp"
@@ -295,7 +296,7 @@ TEST_CASE("matching ordering: AMD alone on small factorizations - AMD and METIS 
     const detail::MatchingOrder both = detail::matching_order(g, a->view(), detail::matching_candidate_orderings());
     const detail::MatchingOrder by_amd = detail::matching_order(g, a->view(), +amd);
     const detail::MatchingOrder by_metis = detail::matching_order(g, a->view(), +metis);
-    const double per_edge = by_amd.predicted_flops_plain / static_cast<double>(g.num_edges());
+    const double per_edge = by_amd.predicted_flops_plain / static_cast<double>(detail::sparse_part_edges(g));
     CHECK(both.thorough == (per_edge > detail::kCheapOrderFlopsPerEdge));
     if (!both.thorough) {  // AMD's result exactly
       CHECK(both.perm == by_amd.perm);
@@ -327,6 +328,12 @@ TEST_CASE("matching ordering: AMD alone on small factorizations - AMD and METIS 
             .thorough == false);
   CHECK(detail::matching_order(graph_of(stokes3d), stokes3d.view(), detail::matching_candidate_orderings())
             .thorough == true);
+  // 5 dense rows: ~225 flops per edge of the whole graph, ~540 per edge of its sparse part, which is what
+  // the orderings see (the dense rows are kept out and numbered last)
+  const SymmetricMatrix dense = generate_kkt_dense(2000, 1000, 5, 5);
+  const detail::Graph gd = graph_of(dense);
+  CHECK(detail::sparse_part_edges(gd) < gd.num_edges());
+  CHECK(detail::matching_order(gd, dense.view(), detail::matching_candidate_orderings()).thorough == true);
 }
 
 TEST_CASE("matching ordering: structurally singular input - 1-based input - errors") {

@@ -45,6 +45,7 @@
 #include <cmath>
 
 #include "analyse/delays.hpp"
+#include "analyse/dense_rows.hpp"
 #include "analyse/etree.hpp"
 #include "analyse/profile.hpp"
 #include "analyse/supernodes.hpp"
@@ -332,7 +333,9 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const Candidate
                 cp = known_cheap.empty() ? plain_by(orderings.cheap, pp, "AMD plain") : predicted(known_cheap, pp);
               });
     out.plain.cheap = cp.perm;
-    thorough = cp.flops > kCheapOrderFlopsPerEdge * static_cast<double>(std::max<offset_t>(1, g.num_edges()));
+    // per edge of the graph without its dense rows, which the orderings keep out (their edges would make a
+    // KKT matrix with a few dense constraints look sparse)
+    thorough = cp.flops > kCheapOrderFlopsPerEdge * static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
     // the thorough ordering only for the candidate that the cheap orders predict to win by far
     if (thorough && with_pairs) {
       const Choice clear = clear_choice(cc.delayed, cp.delayed, compressed_slack);

@@ -29,7 +29,7 @@ using OrderFn = Vector<index_t> (*)(const Graph& g, const index_t* vwgt);
 /// The fill-reducing orderings the candidates are ordered with. `thorough` (METIS in analyse) always;
 /// `cheap` (AMD in analyse; may be null) first, on inputs of at most kCheapOrderMaxVariables variables, where
 /// `thorough` then runs only when the cheap plain order predicts more than kCheapOrderFlopsPerEdge flops per
-/// edge of the graph, and only for the candidates the cheap orders' predictions leave in question (the
+/// edge of the graph without its dense rows (dense_rows.hpp), and only for the candidates the cheap orders' predictions leave in question (the
 /// winner, or both when it is close); each candidate keeps whichever of its orders predicts fewer flops.
 struct CandidateOrderings {
   CandidateOrderings(OrderFn thorough_order, OrderFn cheap_order = nullptr)  // NOLINT: implicit on purpose
