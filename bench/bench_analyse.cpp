@@ -48,6 +48,7 @@
 #include "analyse/analysis_cache.hpp"
 #include "analyse/profile.hpp"
 #include "analyse/reanalyse.hpp"
+#include "analyse/symbolic.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
@@ -181,22 +182,24 @@ struct Config {
   bool no_cache = false;         // our C interface's cache of analyses off
 };
 
-/// Phases shown as table columns, in this order. The matching ordering's two candidates (compressed graph,
-/// its METIS, the plain METIS, the predictions of both) run side by side: their columns are their own times,
-/// "cand" is the wall time of both together. "other" is the total minus the phases that ran one after another.
-const char* const kColumns[] = {"check",       "full matrix", "matching",     "pairs",       "candidates (wall)",
-                                "compressed graph", "METIS compressed", "METIS plain", "predictions", "METIS",
-                                "etree",       "column counts", "supernodes", "row lists", "maps", "levels+stats"};
-const char* const kShort[] = {"check", "full", "match", "pairs", "cand", "cgraph", "METIS-c", "METIS-p",
-                              "predict", "METIS", "etree", "ccount", "super", "rows", "maps", "levels"};
+/// Phases shown as table columns, in this order. The matching ordering's two candidates (each ordered by
+/// AMD and/or METIS, then predicted) run side by side: their columns are their own times, "cand" is the wall
+/// time of both together. "other" is the total minus the phases that ran one after another.
+const char* const kColumns[] = {"check",       "full matrix",   "matching",       "pairs",      "compressed graph",
+                                "candidates (wall)", "AMD compressed", "AMD plain", "METIS compressed",
+                                "METIS plain", "predictions",   "METIS",          "etree",      "column counts",
+                                "supernodes",  "row lists",     "maps",           "levels+stats"};
+const char* const kShort[] = {"check", "full",    "match",   "pairs",   "cgraph", "cand",  "AMD-c",  "AMD-p", "METIS-c",
+                              "METIS-p", "predict", "METIS", "etree",   "ccount", "super", "rows",   "maps",  "levels"};
 constexpr int kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
 /// Columns that are parts of "candidates (wall)" (not summed into the sequential total).
-bool inside_candidates(int c) { return c >= 5 && c <= 8; }
+bool inside_candidates(int c) { return c >= 6 && c <= 10; }
 
 struct OursResult {
   double total = 0;
   std::vector<double> phase;  // kNumColumns + 1 (other)
   long long nnz_l = 0, flops = 0;
+  const char* kind = "metis";  ///< "metis", or the matching ordering's choice: "match-c" (compressed), "match-p"
 };
 
 OursResult time_ours(const ssids::SymmetricMatrix& a, ssids::Ordering ordering, int repeat) {
@@ -213,6 +216,7 @@ OursResult time_ours(const ssids::SymmetricMatrix& a, ssids::Ordering ordering, 
     const double t = now() - t0;
     r.nnz_l = an.num_factor();
     r.flops = an.num_flops();
+    if (an.symbolic().matching_choice) r.kind = an.symbolic().matching_choice->compressed ? "match-c" : "match-p";
     if (it == 0) continue;  // warm-up
     totals.push_back(t);
     double known = 0;
@@ -552,16 +556,16 @@ int main(int argc, char** argv) {
         if (have_spral) {
           const SpralResult s = time_spral(spral, c, matching ? 2 : 1, cfg.repeat);
           if (s.ok)
-            std::snprintf(line, sizeof line, "%-28s %8d %-6s %8.4f %8.4f %6.2f %11.4g %11.4g %10.4g %10.4g", name.c_str(),
-                          a.n, matching ? "match" : "metis", r.total, s.total, r.total / s.total,
+            std::snprintf(line, sizeof line, "%-28s %8d %-7s %8.4f %8.4f %6.2f %11.4g %11.4g %10.4g %10.4g",
+                          name.c_str(), a.n, r.kind, r.total, s.total, r.total / s.total,
                           static_cast<double>(r.nnz_l), static_cast<double>(s.nnz_l), static_cast<double>(r.flops),
                           static_cast<double>(s.flops));
           else
-            std::snprintf(line, sizeof line, "%-28s %8d %-6s %8.4f  SPRAL flag %d", name.c_str(), a.n,
-                          matching ? "match" : "metis", r.total, s.flag);
+            std::snprintf(line, sizeof line, "%-28s %8d %-7s %8.4f  SPRAL flag %d", name.c_str(), a.n, r.kind,
+                          r.total, s.flag);
         } else {
-          std::snprintf(line, sizeof line, "%-28s %8d %-6s %8.4f %8s %6s %11.4g %11s %10.4g", name.c_str(), a.n,
-                        matching ? "match" : "metis", r.total, "-", "-", static_cast<double>(r.nnz_l), "-",
+          std::snprintf(line, sizeof line, "%-28s %8d %-7s %8.4f %8s %6s %11.4g %11s %10.4g", name.c_str(), a.n,
+                        r.kind, r.total, "-", "-", static_cast<double>(r.nnz_l), "-",
                         static_cast<double>(r.flops));
         }
         summary.push_back(line);
@@ -573,7 +577,7 @@ int main(int argc, char** argv) {
   }
   for (const std::string& spec : cfg.ipm) failed |= !run_ipm(cfg, have_spral ? &spral : nullptr, spec);
   if (!summary.empty()) {
-    std::printf("\n%-28s %8s %-6s %8s %8s %6s %11s %11s %10s %10s\n", "problem", "n", "ord", "ours", "SPRAL", "ratio",
+    std::printf("\n%-28s %8s %-7s %8s %8s %6s %11s %11s %10s %10s\n", "problem", "n", "ord", "ours", "SPRAL", "ratio",
                 "nnz(L)", "SPRAL nnzL", "flops", "SPRAL flop");
     for (const std::string& s : summary) std::printf("%s\n", s.c_str());
   }

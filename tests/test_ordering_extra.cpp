@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "analyse/dense_rows.hpp"
 #include "analyse/ordering.hpp"
 #include "analyse/ordering_amd.hpp"
 #include "analyse/ordering_matching.hpp"
@@ -199,8 +200,8 @@ TEST_CASE("matching ordering: matched pairs are adjacent - in the ordering and i
     Options opt;
     opt.ordering = Ordering::matching;
     opt.nemin = 1;
-    const detail::MatchingOrder mo =
-        detail::matching_order(g, a.view(), +metis, 0.2, detail::amalgamation_rule(opt));
+    const detail::MatchingOrder mo = detail::matching_order(g, a.view(), detail::matching_candidate_orderings(),
+                                                            0.2, detail::amalgamation_rule(opt));
     Inform inf;
     Analysis an = analyse(a.view(), opt, inf);
     Vector<index_t> order = an.order();
@@ -258,7 +259,6 @@ TEST_CASE("matching ordering: its flop predictions are analyse's under the same 
   // the ordering chooses between its compressed and plain orders by predicted flops; the prediction must
   // amalgamate as analyse will (nemin and the relaxed zero fraction of the options), or it compares
   // orders that will not be built
-  auto metis = [](const detail::Graph& cg, const index_t* w) { return detail::metis_order(cg, w); };
   const SymmetricMatrix kkt = generate_kkt_qp(1500, 600, 1e-8, 7);
   const SymmetricMatrix stokes = generate_stokes(20);
   for (const SymmetricMatrix* a : {&kkt, &stokes}) {
@@ -271,8 +271,8 @@ TEST_CASE("matching ordering: its flop predictions are analyse's under the same 
       opt.ordering = Ordering::matching;
       opt.nemin = r.first;
       opt.amalgamation_zeros = r.second;
-      const detail::MatchingOrder mo =
-          detail::matching_order(g, a->view(), +metis, 0.2, detail::amalgamation_rule(opt));
+      const detail::MatchingOrder mo = detail::matching_order(g, a->view(), detail::matching_candidate_orderings(),
+                                                              0.2, detail::amalgamation_rule(opt));
       Inform inf;
       Analysis an = analyse(a->view(), opt, inf);
       REQUIRE(inf.flag >= 0);
@@ -280,6 +280,60 @@ TEST_CASE("matching ordering: its flop predictions are analyse's under the same 
       CHECK(std::fabs(predicted - static_cast<double>(inf.num_flops)) <= 1e-12 * predicted);
     }
   }
+}
+
+TEST_CASE("matching ordering: AMD alone on small factorizations - AMD and METIS on large ones - the fewer flops kept") {
+  // analyse's candidate orderings: AMD first up to kCheapOrderMaxVariables variables, METIS as well when AMD's
+  // plain order predicts more than kCheapOrderFlopsPerEdge flops per edge (ordering_matching.hpp)
+  auto amd = [](const detail::Graph& cg, const index_t* w) { return detail::amd_order(cg, w); };
+  auto metis = [](const detail::Graph& cg, const index_t* w) { return detail::metis_order(cg, w); };
+  const SymmetricMatrix small_kkt = generate_kkt_qp(600, 300, 1e-8, 3);  // ~180 flops per edge
+  const SymmetricMatrix stokes3d = generate_stokes3d(8);                 // ~3000 flops per edge
+  const SymmetricMatrix kkt = generate_kkt_qp(1500, 600, 1e-8, 7);
+  for (const SymmetricMatrix* a : {&small_kkt, &stokes3d, &kkt}) {
+    CAPTURE(a->n);
+    const detail::Graph g = graph_of(*a);
+    const detail::MatchingOrder both = detail::matching_order(g, a->view(), detail::matching_candidate_orderings());
+    const detail::MatchingOrder by_amd = detail::matching_order(g, a->view(), +amd);
+    const detail::MatchingOrder by_metis = detail::matching_order(g, a->view(), +metis);
+    const double per_edge = by_amd.predicted_flops_plain / static_cast<double>(detail::sparse_part_edges(g));
+    CHECK(both.thorough == (per_edge > detail::kCheapOrderFlopsPerEdge));
+    if (!both.thorough) {  // AMD's result exactly
+      CHECK(both.perm == by_amd.perm);
+      CHECK(both.compressed == by_amd.compressed);
+      CHECK(both.plain.thorough.empty());
+      continue;
+    }
+    // the chosen candidate: the order of fewer predicted flops (AMD's when tied)
+    if (both.compressed)
+      CHECK(both.predicted_flops_compressed ==
+            std::min(by_amd.predicted_flops_compressed, by_metis.predicted_flops_compressed));
+    else
+      CHECK(both.predicted_flops_plain == std::min(by_amd.predicted_flops_plain, by_metis.predicted_flops_plain));
+    // METIS skipped the plain graph only where AMD's compressed order won by far (ratio 1.2 / 1.5)
+    if (both.plain.thorough.empty()) {
+      CHECK(both.compressed);
+      CHECK(by_amd.delayed_compressed.flops <= 0.8 * by_amd.delayed_plain.flops);
+    }
+    // and analyse builds what the ordering chose
+    Options opt;
+    opt.ordering = Ordering::matching;
+    Inform inf;
+    Analysis an = analyse(a->view(), opt, inf);
+    REQUIRE(inf.flag >= 0);
+    const double predicted = both.compressed ? both.predicted_flops_compressed : both.predicted_flops_plain;
+    CHECK(static_cast<double>(inf.num_flops) == predicted);
+  }
+  CHECK(detail::matching_order(graph_of(small_kkt), small_kkt.view(), detail::matching_candidate_orderings())
+            .thorough == false);
+  CHECK(detail::matching_order(graph_of(stokes3d), stokes3d.view(), detail::matching_candidate_orderings())
+            .thorough == true);
+  // 5 dense rows: ~225 flops per edge of the whole graph, ~540 per edge of its sparse part, which is what
+  // the orderings see (the dense rows are kept out and numbered last)
+  const SymmetricMatrix dense = generate_kkt_dense(2000, 1000, 5, 5);
+  const detail::Graph gd = graph_of(dense);
+  CHECK(detail::sparse_part_edges(gd) < gd.num_edges());
+  CHECK(detail::matching_order(gd, dense.view(), detail::matching_candidate_orderings()).thorough == true);
 }
 
 TEST_CASE("matching ordering: structurally singular input - 1-based input - errors") {
@@ -424,6 +478,32 @@ TEST_CASE("matching ordering acceptance: 5x fewer delays - nnz(L) and flops with
   MESSAGE("delayed pivots summed over " << done << " matrices: " << plain << " -> " << matching);
   CHECK(done == 9);
   CHECK(5 * matching <= plain);
+}
+
+TEST_CASE("matching ordering: the candidate chosen on the shared KKT and saddle-point matrices") {
+  // compressed (true) or plain, as chosen before AMD joined METIS (bench/NOTES.md, issue 26): the cheaper
+  // orderings must not change which candidate wins on these
+  const std::string dir = ssids_test::matrices_dir();
+  if (dir.empty()) {
+    ssids_test::skip("no shared test matrices");
+    return;
+  }
+  const std::vector<std::pair<std::string, bool>> expected = {
+      {"case118_10", true},         {"hangGlider_2", true},       {"ACTIVSg200_AC_10", true},
+      {"mm_CONT-050_kkt", true},    {"ncvxqp1", false},           {"stokes64", false},
+      {"tuma2", false},             {"case1354pegase_30", true},  {"sqd_aug3dqp_3x3_it5", false},
+      {"mm_CONT-201_kkt", true},    {"laser", true},              {"Lshape_matrices3", false},
+      {"sqd_qpcboei1_2x2_it5", true}, {"sqd_cvxqp1_m_2x2_it10", false}};
+  for (const auto& [name, compressed] : expected) {
+    CAPTURE(name);
+    const SymmetricMatrix a = read_symmetric(dir + "/" + name + ".mtx.gz");
+    Options opt;
+    opt.ordering = Ordering::matching;
+    Inform inf;
+    const Analysis an = analyse(a.view(), opt, inf);
+    REQUIRE(an.symbolic().matching_choice);
+    CHECK(an.symbolic().matching_choice->compressed == compressed);
+  }
 }
 
 TEST_CASE("matching ordering acceptance: ncvxqp1" * doctest::test_suite("slow")) {

@@ -157,6 +157,59 @@ TEST_CASE("scaling: auction scaling keeps the bound exactly and nearly matches t
   }
 }
 
+TEST_CASE("scaling: both triangles are the same from a sorted lower triangle - a shuffled one - and 1-based input") {
+  // full_from_view reads a lower triangle with increasing rows in one scatter, anything else through its
+  // row buckets: the results must be equal array for array
+  for (std::uint64_t seed = 300; seed < 330; ++seed) {
+    CAPTURE(seed);
+    const int n = kSizes[seed % 10];
+    const SymmetricMatrix a = badly_scaled(n, std::min(1.0, 4.0 / n), 0.5, seed);
+    const FullSymmetric sorted = detail::full_from_view(a.view());
+    // the same entries, rows of each column reversed and every other off-diagonal entry given as its mirror
+    Vector<index_t> row(a.row.begin(), a.row.end());
+    Vector<double> val(a.val.begin(), a.val.end());
+    Vector<offset_t> ptr(static_cast<size_t>(n) + 1, 0);
+    for (index_t j = 0; j < n; ++j) {
+      std::reverse(row.begin() + a.ptr[j], row.begin() + a.ptr[j + 1]);
+      std::reverse(val.begin() + a.ptr[j], val.begin() + a.ptr[j + 1]);
+    }
+    // mirrored entries move to the column of their row: rebuild the CSC from (row, column) pairs
+    Vector<index_t> r2, c2;
+    Vector<double> v2;
+    for (index_t j = 0; j < n; ++j)
+      for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) {
+        const bool mirror = row[k] != j && k % 2 == 0;
+        c2.push_back(mirror ? row[k] : j);
+        r2.push_back(mirror ? j : row[k]);
+        v2.push_back(val[k]);
+      }
+    Vector<index_t> order(r2.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<index_t>(k);
+    std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) { return c2[x] < c2[y]; });
+    Vector<index_t> srow;
+    Vector<double> sval;
+    for (index_t k : order) {
+      ++ptr[c2[k] + 1];
+      srow.push_back(r2[k]);
+      sval.push_back(v2[k]);
+    }
+    for (index_t j = 0; j < n; ++j) ptr[j + 1] += ptr[j];
+    const FullSymmetric shuffled = detail::full_from_view(CscView{n, ptr.data(), srow.data(), sval.data(), 0});
+    CHECK(shuffled.ptr == sorted.ptr);
+    CHECK(shuffled.row == sorted.row);
+    CHECK(shuffled.val == sorted.val);
+    // 1-based input takes the sorted path too
+    Vector<offset_t> p1(a.ptr.begin(), a.ptr.end());
+    Vector<index_t> r1(a.row.begin(), a.row.end());
+    for (offset_t& x : p1) ++x;
+    for (index_t& x : r1) ++x;
+    const FullSymmetric one = detail::full_from_view(CscView{n, p1.data(), r1.data(), a.val.data(), 1});
+    CHECK(one.ptr == sorted.ptr);
+    CHECK(one.row == sorted.row);
+    CHECK(one.val == sorted.val);
+  }
+}
+
 TEST_CASE("scaling: equilibration brings every row maximum within 1 +- 1e-2") {
   for (std::uint64_t seed = 200; seed < 260; ++seed) {
     CAPTURE(seed);

@@ -81,7 +81,8 @@ std::int64_t analysis_bytes(const Analysis& an) {
        bytes_of(s.sparent) + bytes_of(s.child_ptr) + bytes_of(s.child_list) + bytes_of(s.cmap) +
        bytes_of(s.amap_ptr) + bytes_of(s.amap) + bytes_of(s.level_ptr) + bytes_of(s.level_nodes) +
        bytes_of(s.node_level) + bytes_of(s.matching_scale) + bytes_of(s.user_order);
-  if (s.matching_choice) b += bytes_of(s.matching_choice->candidate_partner) + bytes_of(s.matching_choice->plain_perm);
+  if (s.matching_choice) b += bytes_of(s.matching_choice->candidate_partner) + bytes_of(s.matching_choice->plain.cheap) +
+                          bytes_of(s.matching_choice->plain.thorough);
   return b;
 }
 

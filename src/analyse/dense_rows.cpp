@@ -19,6 +19,20 @@ Vector<index_t> dense_vertices(const Graph& g) {
   return dense;
 }
 
+offset_t sparse_part_edges(const Graph& g) {
+  const Vector<index_t> dense = dense_vertices(g);
+  offset_t edges = g.num_edges();
+  if (dense.empty()) return edges;
+  Vector<char> is_dense(static_cast<size_t>(g.n), 0);
+  for (index_t v : dense) is_dense[v] = 1;
+  // each edge at a dense vertex is stored at both ends; an edge between two dense vertices at dense ends only
+  for (index_t v : dense) {
+    edges -= 2 * (g.ptr[v + 1] - g.ptr[v]);
+    for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) edges += is_dense[g.adj[e]];
+  }
+  return edges;
+}
+
 Vector<index_t> order_dense_last(const Graph& g, const index_t* vwgt,
                                  Vector<index_t> (*order)(const Graph& g, const index_t* vwgt)) {
   const Vector<index_t> dense = dense_vertices(g);

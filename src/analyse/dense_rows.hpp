@@ -20,6 +20,9 @@ double dense_degree(index_t n);
 /// The dense vertices of g (increasing degree, then number); empty when there are none.
 Vector<index_t> dense_vertices(const Graph& g);
 
+/// Adjacency entries of g without its dense vertices: the size of the graph the orderings see.
+offset_t sparse_part_edges(const Graph& g);
+
 /// Order of g: `order` applied to g without its dense vertices (and their edges; vertex weights carried), then
 /// the dense vertices. Without dense vertices, exactly order(g, vwgt).
 Vector<index_t> order_dense_last(const Graph& g, const index_t* vwgt,

@@ -91,7 +91,10 @@ Vector<index_t> amd_plain(const Graph& g, const index_t* vwgt) { return amd_orde
 /// METIS (by tasks) with the dense rows kept out and numbered last (dense_rows.hpp): every METIS ordering of
 /// analyse, of the plain graph and of the matching ordering's compressed graph.
 Vector<index_t> metis_dense_last(const Graph& g, const index_t* vwgt) { return order_dense_last(g, vwgt, nd_order); }
+Vector<index_t> amd_dense_last(const Graph& g, const index_t* vwgt) { return order_dense_last(g, vwgt, amd_plain); }
 }  // namespace
+
+CandidateOrderings matching_candidate_orderings() { return CandidateOrderings(metis_dense_last, amd_dense_last); }
 
 Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const index_t* user_order, int base) {
   switch (ordering) {
@@ -100,7 +103,7 @@ Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const ind
     case Ordering::user: return user_perm(g.n, user_order, base);
     case Ordering::matching:
       throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (compute_ordering)");
-    case Ordering::amd: return order_dense_last(g, nullptr, amd_plain);
+    case Ordering::amd: return amd_dense_last(g, nullptr);
   }
   throw Error(flag::bad_input, "analyse: unknown ordering " + std::to_string(static_cast<int>(ordering)));
 }
@@ -121,16 +124,17 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
     throw Error(flag::missing_values, "analyse: Ordering::matching needs the values (val is null)");
   MatchingOrder m;
   PlainCandidate known;
-  if (hint && hint->previous) known.perm = hint->previous->plain_perm;
+  if (hint && hint->previous) known = hint->previous->plain;
   in_task_team(analyse_threads(options.num_threads, a.n), [&] {
     MatchingPairs mp = hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(g, a, profile);
-    m = order_with_pairs(g, std::move(mp), metis_dense_last, 0.2, amalgamation_rule(options), profile,
-                         known.perm.empty() ? nullptr : &known);
+    m = order_with_pairs(g, std::move(mp), matching_candidate_orderings(), 0.2, amalgamation_rule(options), profile,
+                         hint && hint->previous ? &known : nullptr);
   });
   auto choice = std::make_shared<MatchingChoice>();
   choice->candidate_partner = std::move(m.candidate_partner);
   choice->compressed = m.compressed;
-  choice->plain_perm = std::move(m.plain.perm);
+  choice->plain = std::move(m.plain);
+  choice->thorough = m.thorough;
   choice->plain_flops = m.delayed_plain.flops;
   choice->compressed_flops = m.delayed_compressed.flops;
   r.matching_choice = std::move(choice);

@@ -44,6 +44,11 @@ struct AnalyseProfile;
 OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options& options, const index_t* user_order,
                                 AnalyseProfile* profile = nullptr, const OrderingHint* hint = nullptr);
 
+struct CandidateOrderings;
+/// The orderings of Ordering::matching's candidates (ordering_matching.hpp): METIS by tasks as the thorough
+/// one, AMD as the cheap one, both with the dense rows numbered last.
+CandidateOrderings matching_candidate_orderings();
+
 /// METIS_NodeND on g with optional vertex weights (size n); the identity for graphs without edges.
 Vector<index_t> metis_order(const Graph& g, const index_t* vwgt = nullptr);
 

@@ -13,13 +13,16 @@
 //   4. Indistinguishable variables of L_p (same E and A) are merged into supervariables, found through a
 //      hash of their lists (§3); then d_i <= (variables left) - |i| caps the degree.
 // Weights: nv[i] variables per supervariable; all degrees and sizes are weighted.
-// Conventions: 0-based; lists are per-node Vectors (no in-place workspace or garbage collection), dead
-// entries are dropped lazily. Output: pivots in elimination order, each followed by the variables merged into
+// Storage: A_i and E_i share one slot of i's original adjacency size (step 3 never grows them); the variable
+// lists L_e of the elements are appended to one pool that is compacted when full. Dead entries are dropped
+// lazily. Output: pivots in elimination order, each followed by the variables merged into
 // it or mass-eliminated with it.
 #include "analyse/ordering_amd.hpp"
 
 #include <algorithm>
 #include <utility>
+
+#include "ssids/error.hpp"
 
 namespace ssids {
 namespace detail {
@@ -27,11 +30,6 @@ namespace detail {
 namespace {
 
 enum : char { kVariable = 0, kElement = 1, kDead = 2 };
-
-template <class T>
-void release(Vector<T>& v) {
-  Vector<T>().swap(v);
-}
 
 }  // namespace
 
@@ -44,7 +42,17 @@ Vector<index_t> amd_order(const Graph& g, const index_t* vwgt) {
 
   Vector<char> kind(un, kVariable);
   Vector<offset_t> nv(un, 1), deg(un, 0), esize(un, 0), wval(un, 0);
-  Vector<Vector<index_t>> elist(un), alist(un), evars(un);
+  // A_i and E_i of variable i share one slot of the size of i's adjacency: lists[vstart[i] ..) holds A_i
+  // (alen[i] entries) followed by E_i (elen[i] entries). A step that adds the pivot p to E_i has removed p
+  // from A_i, or an element absorbed into p from E_i, so a list never outgrows its slot.
+  Vector<index_t> lists(g.adj.begin(), g.adj.end());
+  Vector<offset_t> vstart(g.ptr.begin(), g.ptr.end() - 1);
+  Vector<index_t> alen(un), elen(un, 0);
+  // L_e of the live elements, appended to `pool`; compacted when full (live lists hold at most nnz + n)
+  Vector<index_t> pool;
+  Vector<offset_t> pstart(un, 0);
+  Vector<index_t> plen(un, 0);
+  pool.reserve(static_cast<size_t>(g.num_edges()) + un);
   Vector<index_t> mnext(un, -1), mtail(un);   // member lists: v, mnext[v], ... ; mtail[head] = last
   Vector<std::uint64_t> mark(un, 0), wmark(un, 0);
   std::uint64_t stamp = 0;
@@ -55,9 +63,12 @@ Vector<index_t> amd_order(const Graph& g, const index_t* vwgt) {
     mtail[v] = v;
   }
   for (index_t v = 0; v < n; ++v) {
-    alist[v].assign(g.adj.begin() + g.ptr[v], g.adj.begin() + g.ptr[v + 1]);
-    for (index_t u : alist[v]) deg[v] += nv[u];
+    alen[v] = static_cast<index_t>(g.ptr[v + 1] - g.ptr[v]);
+    for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) deg[v] += nv[g.adj[e]];
   }
+  auto alist_begin = [&](index_t v) { return lists.data() + vstart[v]; };
+  auto elist_begin = [&](index_t v) { return lists.data() + vstart[v] + alen[v]; };
+  auto evars_begin = [&](index_t e) { return pool.data() + pstart[e]; };
   // degree buckets (doubly linked lists)
   Vector<index_t> bhead(static_cast<size_t>(total) + 1, -1), bnext(un, -1), bprev(un, -1);
   auto bucket_insert = [&](index_t v) {
@@ -77,6 +88,24 @@ Vector<index_t> amd_order(const Graph& g, const index_t* vwgt) {
     mnext[mtail[to]] = from;
     mtail[to] = mtail[from];
   };
+  // room for `need` more pool entries: the live elements' lists moved to the front, in element order, into a
+  // pool at least twice their size (so compactions stay rare)
+  Vector<index_t> moved;
+  auto pool_reserve = [&](size_t need) {
+    if (pool.size() + need <= pool.capacity()) return;
+    size_t live = 0;
+    for (index_t e = 0; e < n; ++e)
+      if (kind[e] == kElement) live += static_cast<size_t>(plen[e]);
+    moved.clear();
+    moved.reserve(std::max(pool.capacity(), 2 * (live + need)));
+    for (index_t e = 0; e < n; ++e) {
+      if (kind[e] != kElement) continue;
+      const offset_t from = pstart[e];
+      pstart[e] = static_cast<offset_t>(moved.size());
+      moved.insert(moved.end(), pool.begin() + from, pool.begin() + from + plen[e]);
+    }
+    pool.swap(moved);
+  };
   for (index_t v = 0; v < n; ++v) bucket_insert(v);
 
   offset_t mindeg = 0, nelim = 0;
@@ -91,23 +120,23 @@ Vector<index_t> amd_order(const Graph& g, const index_t* vwgt) {
     const std::uint64_t lp_stamp = ++stamp;
     lp.clear();
     mark[p] = lp_stamp;
-    for (index_t e : elist[p]) {
+    for (const index_t* ep = elist_begin(p); ep != elist_begin(p) + elen[p]; ++ep) {
+      const index_t e = *ep;
       if (kind[e] != kElement) continue;
-      for (index_t v : evars[e])
-        if (kind[v] == kVariable && mark[v] != lp_stamp) {
-          mark[v] = lp_stamp;
-          lp.push_back(v);
+      for (const index_t* vp = evars_begin(e); vp != evars_begin(e) + plen[e]; ++vp)
+        if (kind[*vp] == kVariable && mark[*vp] != lp_stamp) {
+          mark[*vp] = lp_stamp;
+          lp.push_back(*vp);
         }
       kind[e] = kDead;
-      release(evars[e]);
+      plen[e] = 0;
     }
-    for (index_t v : alist[p])
-      if (kind[v] == kVariable && mark[v] != lp_stamp) {
-        mark[v] = lp_stamp;
-        lp.push_back(v);
+    for (const index_t* vp = alist_begin(p); vp != alist_begin(p) + alen[p]; ++vp)
+      if (kind[*vp] == kVariable && mark[*vp] != lp_stamp) {
+        mark[*vp] = lp_stamp;
+        lp.push_back(*vp);
       }
-    release(elist[p]);
-    release(alist[p]);
+    alen[p] = elen[p] = 0;
     kind[p] = kElement;
     nelim += nv[p];
     offset_t lp_weight = 0;
@@ -119,7 +148,8 @@ Vector<index_t> amd_order(const Graph& g, const index_t* vwgt) {
     // 2. wval[e] = |L_e \ L_p| for the elements adjacent to L_p
     const std::uint64_t w_stamp = ++stamp;
     for (index_t i : lp)
-      for (index_t e : elist[i]) {
+      for (const index_t* ep = elist_begin(i); ep != elist_begin(i) + elen[i]; ++ep) {
+        const index_t e = *ep;
         if (kind[e] != kElement) continue;
         if (wmark[e] != w_stamp) {
           wmark[e] = w_stamp;
@@ -134,37 +164,40 @@ Vector<index_t> amd_order(const Graph& g, const index_t* vwgt) {
     for (index_t i : lp) {
       offset_t sum_e = 0, sum_a = 0;
       std::uint64_t h = static_cast<std::uint64_t>(p);
-      Vector<index_t>& ei = elist[i];
-      size_t t = 0;
-      for (index_t e : ei) {
+      index_t* slot = alist_begin(i);
+      const index_t na = alen[i], ne = elen[i];
+      index_t t = 0;
+      for (index_t k = 0; k < na; ++k) {  // A_i: drop what is in L_p or no longer a variable
+        const index_t v = slot[k];
+        if (kind[v] != kVariable || mark[v] == lp_stamp) continue;
+        sum_a += nv[v];
+        h += static_cast<std::uint64_t>(v);
+        slot[t++] = v;
+      }
+      const index_t new_na = t;
+      for (index_t k = na; k < na + ne; ++k) {  // E_i, moved up behind A_i
+        const index_t e = slot[k];
         if (kind[e] != kElement) continue;
         if (wval[e] <= 0) {  // L_e inside L_p: aggressive absorption into p
           kind[e] = kDead;
-          release(evars[e]);
+          plen[e] = 0;
           continue;
         }
         sum_e += wval[e];
         h += static_cast<std::uint64_t>(e);
-        ei[t++] = e;
+        slot[t++] = e;
       }
-      ei.resize(t);
-      ei.push_back(p);
-      Vector<index_t>& ai = alist[i];
-      t = 0;
-      for (index_t v : ai) {
-        if (kind[v] != kVariable || mark[v] == lp_stamp) continue;
-        sum_a += nv[v];
-        h += static_cast<std::uint64_t>(v);
-        ai[t++] = v;
-      }
-      ai.resize(t);
+      // p replaces at least one entry dropped above (p itself from A_i, or an element of E_p from E_i)
+      if (t >= g.ptr[i + 1] - g.ptr[i]) throw Error(flag::unknown, "amd: a variable's lists outgrew its slot");
+      slot[t++] = p;
+      alen[i] = new_na;
+      elen[i] = t - new_na;
       const offset_t ext = lp_weight - nv[i];
-      if (ei.size() == 1 && ai.empty()) {  // adjacent to p only: eliminate together with p
+      if (elen[i] == 1 && alen[i] == 0) {  // adjacent to p only: eliminate together with p
         kind[i] = kDead;
         nelim += nv[i];
         append_members(p, i);
-        release(ei);
-        release(ai);
+        elen[i] = 0;
         continue;
       }
       deg[i] = std::min(deg[i] + ext, sum_a + sum_e + ext);
@@ -182,44 +215,39 @@ Vector<index_t> amd_order(const Graph& g, const index_t* vwgt) {
         const index_t i = hashed[x].second;
         if (kind[i] != kVariable) continue;
         const std::uint64_t s = ++stamp;
-        for (index_t e : elist[i]) mark[e] = s;
-        for (index_t v : alist[i]) mark[v] = s;
+        const index_t len_i = alen[i] + elen[i];
+        for (const index_t* q = alist_begin(i); q != alist_begin(i) + len_i; ++q) mark[*q] = s;
         for (size_t y = x + 1; y < b; ++y) {
           const index_t j = hashed[y].second;
-          if (kind[j] != kVariable || elist[j].size() != elist[i].size() || alist[j].size() != alist[i].size())
-            continue;
+          if (kind[j] != kVariable || elen[j] != elen[i] || alen[j] != alen[i]) continue;
           bool same = true;
-          for (index_t e : elist[j]) same = same && mark[e] == s;
-          for (index_t v : alist[j]) same = same && mark[v] == s;
+          for (const index_t* q = alist_begin(j); q != alist_begin(j) + len_i; ++q) same = same && mark[*q] == s;
           if (!same) continue;
           nv[i] += nv[j];
           deg[i] -= nv[j];
           kind[j] = kDead;
           append_members(i, j);
-          release(elist[j]);
-          release(alist[j]);
+          alen[j] = elen[j] = 0;
         }
       }
       a = b;
     }
 
     // 5. degrees back into the buckets; L_p keeps the surviving principal variables
-    Vector<index_t>& ep = evars[p];
-    ep.clear();
+    pool_reserve(lp.size());
+    pstart[p] = static_cast<offset_t>(pool.size());
     offset_t ew = 0;
     for (index_t i : lp) {
       if (kind[i] != kVariable) continue;
       deg[i] = std::max<offset_t>(0, std::min(deg[i], total - nelim - nv[i]));
       bucket_insert(i);
       mindeg = std::min(mindeg, deg[i]);
-      ep.push_back(i);
+      pool.push_back(i);
       ew += nv[i];
     }
+    plen[p] = static_cast<index_t>(pool.size() - static_cast<size_t>(pstart[p]));
     esize[p] = ew;
-    if (ep.empty()) {
-      kind[p] = kDead;
-      release(ep);
-    }
+    if (plen[p] == 0) kind[p] = kDead;
     for (index_t v = p; v != -1; v = mnext[v]) perm.push_back(v);
   }
   return perm;

@@ -11,7 +11,7 @@
 //    chain is split into consecutive pairs by a small dynamic programme that covers as many needy variables
 //    as possible with as few pairs as possible.
 // 2. Compressed order: each pair becomes one vertex (weight 2, union of the neighbours) of a compressed graph
-//    ordered by `order_compressed` (METIS in analyse) and expanded pair by pair, so a needy variable and its
+//    ordered (METIS or AMD in analyse, step 4) and expanded pair by pair, so a needy variable and its
 //    partner are adjacent, the first the child of the second in the elimination tree, and normally in the
 //    same front: the 2x2 pivot is there and zero diagonals need (almost) no delayed pivots.
 // 3. Fill check. A pair must sit in a separator as soon as either of its variables must. On saddle-point
@@ -26,16 +26,26 @@
 //    predicted flops or nnz(L) exceed the plain order's by more than compressed_slack (20%). Otherwise the
 //    plain order is returned (no pairs, `compressed` false) with the matching scaling.
 //    The two candidates are independent: they are ordered and predicted as two tasks.
+// 4. Which ordering. On small inputs one METIS call costs more than SPRAL's whole analyse of the same matrix
+//    (1.2 ms for the 700-vertex compressed graph of case118_10, where its 2-way separators are computed with
+//    several trials per level), while AMD takes a tenth of that and, on small KKT matrices, predicts fewer
+//    flops. So up to kCheapOrderMaxVariables variables both candidates are ordered by the cheap ordering
+//    (AMD) first; METIS follows only when the cheap plain order predicts a factorization that is large for
+//    the graph (flops per edge above kCheapOrderFlopsPerEdge: 3D and saddle-point problems, where nested
+//    dissection can save more factorization time than it costs), and each candidate then keeps the order of
+//    fewer predicted flops (without delays: pattern and pairs decide, not the rest of the values).
 //
 // Structurally singular: unmatched variables are singletons; open chains are split like cycles.
-// Cost: the matching, two METIS calls side by side (one on the compressed graph, skipped when there are no
-// pairs), two symbolic predictions O(nnz alpha(n)) with their delay predictions O(nnz).
+// Cost: the matching, two AMD calls on small inputs, two METIS calls side by side (one on the compressed
+// graph, skipped when there are no pairs) unless AMD sufficed, a symbolic prediction O(nnz alpha(n)) with its
+// delay prediction O(nnz) per order.
 // Conventions: 0-based inside; perm[k] = variable at pivot position k.
 #include "analyse/ordering_matching.hpp"
 
 #include <cmath>
 
 #include "analyse/delays.hpp"
+#include "analyse/dense_rows.hpp"
 #include "analyse/etree.hpp"
 #include "analyse/profile.hpp"
 #include "analyse/supernodes.hpp"
@@ -155,56 +165,82 @@ index_t split_matching(const MatchingResult& m, const Vector<char>& needy, Vecto
   return pairs;
 }
 
-/// Step 2: the order of the compressed graph (one vertex per pair or singleton), expanded pair by pair.
-Vector<index_t> compressed_order(const Graph& g, const Vector<index_t>& partner,
-                                 Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
-                                 AnalyseProfile* profile) {
-  PhaseTimer timer(profile);
+/// Step 2: the compressed graph, one vertex per pair (weight 2, the union of the neighbours) or singleton.
+struct CompressedGraph {
+  Graph cg;
+  Vector<index_t> vwgt;           ///< 1 or 2
+  Vector<index_t> first, second;  ///< the variables of each vertex (second: -1 for a singleton)
+};
+
+CompressedGraph compress(const Graph& g, const Vector<index_t>& partner) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
-  Vector<index_t> cid(un, -1), first(un), second(un, -1);
+  CompressedGraph c;
+  Vector<index_t> cid(un, -1);
+  c.first.resize(un);
+  c.second.assign(un, -1);
   index_t nc = 0;
   for (index_t j = 0; j < n; ++j) {
     if (cid[j] != -1) continue;
     cid[j] = nc;
-    first[nc] = j;
+    c.first[nc] = j;
     if (partner[j] != -1) {
       cid[partner[j]] = nc;
-      second[nc] = partner[j];
+      c.second[nc] = partner[j];
     }
     ++nc;
   }
-  Vector<index_t> vwgt(static_cast<size_t>(nc));
-  Graph cg;
+  c.first.resize(static_cast<size_t>(nc));
+  c.second.resize(static_cast<size_t>(nc));
+  c.vwgt.resize(static_cast<size_t>(nc));
+  Graph& cg = c.cg;
   cg.n = nc;
   cg.ptr.assign(static_cast<size_t>(nc) + 1, 0);
+  cg.adj.reserve(static_cast<size_t>(g.num_edges()));
   Vector<index_t> mark(static_cast<size_t>(nc), -1);
-  for (index_t c = 0; c < nc; ++c) {
-    vwgt[c] = second[c] == -1 ? 1 : 2;
-    mark[c] = c;
-    for (index_t v : {first[c], second[c]}) {
-      if (v == -1) continue;
-      for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) {
+  for (index_t v = 0; v < nc; ++v) {
+    c.vwgt[v] = c.second[v] == -1 ? 1 : 2;
+    mark[v] = v;
+    for (index_t x : {c.first[v], c.second[v]}) {
+      if (x == -1) continue;
+      for (offset_t e = g.ptr[x]; e < g.ptr[x + 1]; ++e) {
         const index_t d = cid[g.adj[e]];
-        if (mark[d] != c) {
-          mark[d] = c;
+        if (mark[d] != v) {
+          mark[d] = v;
           cg.adj.push_back(d);
         }
       }
     }
-    cg.ptr[c + 1] = static_cast<offset_t>(cg.adj.size());
+    cg.ptr[v + 1] = static_cast<offset_t>(cg.adj.size());
   }
-  timer.lap("compressed graph");
-  const Vector<index_t> cperm = order_compressed(cg, vwgt.data());
-  timer.lap("METIS compressed");
+  return c;
+}
+
+/// The order of the compressed graph by `order`, expanded pair by pair.
+Vector<index_t> compressed_order(const CompressedGraph& c, OrderFn order) {
+  const Vector<index_t> cperm = order(c.cg, c.vwgt.data());
   Vector<index_t> perm;
-  perm.reserve(un);
-  for (index_t k = 0; k < nc; ++k) {
-    const index_t c = cperm[k];
-    perm.push_back(first[c]);
-    if (second[c] != -1) perm.push_back(second[c]);
+  perm.reserve(c.first.size() + c.first.size());
+  for (index_t k = 0; k < c.cg.n; ++k) {
+    const index_t v = cperm[k];
+    perm.push_back(c.first[v]);
+    if (c.second[v] != -1) perm.push_back(c.second[v]);
   }
   return perm;
+}
+
+/// Which candidate the cheap orders' predictions (with delays) already decide, by a margin wide enough that
+/// the thorough orders are not expected to reverse it: the compressed one when it is predicted to cost at
+/// most (1 + slack) / kClearMargin of the plain one's flops and nnz(L), the plain one when the compressed
+/// one is predicted above (1 + slack) * kClearMargin of either; else undecided (both are ordered again).
+enum class Choice { undecided, compressed, plain };
+constexpr double kClearMargin = 1.5;
+
+Choice clear_choice(const DelayPrediction& c, const DelayPrediction& p, double slack) {
+  const double hi = (1.0 + slack) * kClearMargin, lo = (1.0 + slack) / kClearMargin;
+  if (c.flops > hi * p.flops || c.nnz > hi * p.nnz) return Choice::plain;
+  if (c.flops <= lo * p.flops && c.nnz <= lo * p.nnz) return Choice::compressed;
+  return Choice::undecided;
 }
 
 }  // namespace
@@ -242,8 +278,7 @@ MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* p
   return out;
 }
 
-MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp,
-                               Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const CandidateOrderings& orderings,
                                double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile,
                                const PlainCandidate* plain) {
   const index_t n = g.n;
@@ -254,40 +289,83 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp,
   out.matched = mp.matched;
   out.structurally_singular = mp.structurally_singular;
   out.candidate_partner = mp.partner;
-  // the plain candidate: given, or ordered here (beside the compressed one when there are pairs)
-  auto plain_candidate = [&](AnalyseProfile* prof) {
+  const bool with_pairs = mp.pairs > 0;  // else the compressed graph would be the graph itself
+  const bool timed = profile != nullptr;
+  CompressedGraph comp;
+  if (with_pairs) {
+    comp = compress(g, mp.partner);
+    timer.lap("compressed graph");
+  }
+  // a candidate: the order `order()` returns, predicted; the ordering's time (as `phase`, unless null) and
+  // the prediction's go to prof
+  auto candidate = [&](AnalyseProfile* prof, const char* phase, auto&& order) {
     PhaseTimer t(prof);
-    Candidate c;
-    if (plain) {
-      c = predict(g, plain->perm, rule, mp);
-    } else {
-      Vector<index_t> perm = order_compressed(g, nullptr);
-      t.lap("METIS plain");
-      c = predict(g, std::move(perm), rule, mp);
-    }
+    Vector<index_t> perm = order();
+    if (phase) t.lap(phase);
+    Candidate c = predict(g, std::move(perm), rule, mp);
     t.lap("predictions");
     return c;
   };
+  auto compressed_by = [&](OrderFn order, AnalyseProfile* prof, const char* phase) {
+    return candidate(prof, phase, [&] { return compressed_order(comp, order); });
+  };
+  auto plain_by = [&](OrderFn order, AnalyseProfile* prof, const char* phase) {
+    return candidate(prof, phase, [&] { return order(g, nullptr); });
+  };
+  auto predicted = [&](const Vector<index_t>& perm, AnalyseProfile* prof) {
+    return candidate(prof, nullptr, [&] { return perm; });
+  };
+  // the candidates' own phase times, added to the profile after they ran (side by side)
+  AnalyseProfile prof_c, prof_p;
+  AnalyseProfile* pc = timed ? &prof_c : nullptr;
+  AnalyseProfile* pp = timed ? &prof_p : nullptr;
+  const Vector<index_t> none;
+  const Vector<index_t>& known_cheap = plain ? plain->cheap : none;
+  const Vector<index_t>& known_thorough = plain ? plain->thorough : none;
   Candidate cc, cp;
-  if (mp.pairs == 0) {  // the compressed graph would be the graph itself
-    cp = plain_candidate(profile);
-  } else {
-    // both candidates at once (tasks.hpp): each is ordered and predicted on its own
-    AnalyseProfile prof_c, prof_p;
-    const bool timed = profile != nullptr;
-    fork_join(
-        [&] {
-          Vector<index_t> perm = compressed_order(g, mp.partner, order_compressed, timed ? &prof_c : nullptr);
-          PhaseTimer t(timed ? &prof_c : nullptr);
-          cc = predict(g, std::move(perm), rule, mp);
-          t.lap("predictions");
-        },
-        [&] { cp = plain_candidate(timed ? &prof_p : nullptr); });
-    if (profile) {  // the candidates ran side by side: their own times, and the wall time of both
-      for (const auto& ph : prof_c.phases) profile->add(ph.name, ph.seconds);
-      for (const auto& ph : prof_p.phases) profile->add(ph.name, ph.seconds);
-      timer.lap("candidates (wall)");
+  // the cheap ordering first on small inputs: both candidates by it, then the thorough one only when the
+  // cheap plain order predicts a costly factorization (pattern only, so a re-analysis decides the same)
+  const bool cheap = orderings.cheap && n <= kCheapOrderMaxVariables;
+  bool thorough = !cheap, need_c = with_pairs, need_p = true;
+  if (cheap) {
+    fork_join([&] { if (with_pairs) cc = compressed_by(orderings.cheap, pc, "AMD compressed"); },
+              [&] {
+                cp = known_cheap.empty() ? plain_by(orderings.cheap, pp, "AMD plain") : predicted(known_cheap, pp);
+              });
+    out.plain.cheap = cp.perm;
+    // per edge of the graph without its dense rows, which the orderings keep out (their edges would make a
+    // KKT matrix with a few dense constraints look sparse)
+    thorough = cp.flops > kCheapOrderFlopsPerEdge * static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
+    // the thorough ordering only for the candidate that the cheap orders predict to win by far
+    if (thorough && with_pairs) {
+      const Choice clear = clear_choice(cc.delayed, cp.delayed, compressed_slack);
+      need_c = clear != Choice::plain;
+      need_p = clear != Choice::compressed;
     }
+  }
+  if (thorough) {
+    // the candidates that need it by the thorough ordering at once (tasks.hpp); each keeps the cheap order
+    // when that predicts no more flops
+    auto keep_better = [](Candidate& kept, Candidate c) {
+      if (kept.perm.empty() || c.flops < kept.flops) kept = std::move(c);
+    };
+    fork_join(
+        [&] { if (need_c) keep_better(cc, compressed_by(orderings.thorough, pc, "METIS compressed")); },
+        [&] {
+          if (!need_p) return;
+          Candidate c = known_thorough.empty() ? plain_by(orderings.thorough, pp, "METIS plain")
+                                               : predicted(known_thorough, pp);
+          out.plain.thorough = c.perm;
+          keep_better(cp, std::move(c));
+        });
+  }
+  out.thorough = thorough;
+  if (timed) {  // the candidates ran side by side: their own times, and the wall time of both
+    for (const auto& ph : prof_c.phases) profile->add(ph.name, ph.seconds);
+    for (const auto& ph : prof_p.phases) profile->add(ph.name, ph.seconds);
+    timer.lap("candidates (wall)");
+  }
+  if (with_pairs) {
     out.predicted_flops_compressed = cc.flops;
     out.predicted_nnz_compressed = cc.nnz;
     out.delayed_compressed = cc.delayed;
@@ -299,7 +377,6 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp,
   out.predicted_flops_plain = cp.flops;
   out.predicted_nnz_plain = cp.nnz;
   out.delayed_plain = cp.delayed;
-  out.plain.perm = cp.perm;
   Candidate& chosen = out.compressed ? cc : cp;
   out.perm = std::move(chosen.perm);
   out.parent = std::move(chosen.parent);
@@ -313,10 +390,9 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp,
   return out;
 }
 
-MatchingOrder matching_order(const Graph& g, const CscView& a,
-                             Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+MatchingOrder matching_order(const Graph& g, const CscView& a, const CandidateOrderings& orderings,
                              double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile) {
-  return order_with_pairs(g, matching_pairs(g, a, profile), order_compressed, compressed_slack, rule, profile);
+  return order_with_pairs(g, matching_pairs(g, a, profile), orderings, compressed_slack, rule, profile);
 }
 
 }  // namespace detail

@@ -7,6 +7,7 @@
 #include "analyse/delays.hpp"
 #include "analyse/pattern.hpp"
 #include "analyse/supernodes.hpp"
+#include "analyse/symbolic.hpp"
 
 namespace ssids {
 namespace detail {
@@ -23,11 +24,28 @@ struct MatchingPairs {
   bool structurally_singular = false;
 };
 
-/// The plain candidate: the order of the uncompressed graph, postordered by its elimination tree, and its
-/// predictions. It depends on the pattern only, so a later analysis of the same pattern can take it as it is.
-struct PlainCandidate {
-  Vector<index_t> perm;
+using OrderFn = Vector<index_t> (*)(const Graph& g, const index_t* vwgt);
+
+/// The fill-reducing orderings the candidates are ordered with. `thorough` (METIS in analyse) always;
+/// `cheap` (AMD in analyse; may be null) first, on inputs of at most kCheapOrderMaxVariables variables, where
+/// `thorough` then runs only when the cheap plain order predicts more than kCheapOrderFlopsPerEdge flops per
+/// edge of the graph without its dense rows (dense_rows.hpp), and only for the candidates the cheap orders' predictions leave in question (the
+/// winner, or both when it is close); each candidate keeps whichever of its orders predicts fewer flops.
+struct CandidateOrderings {
+  CandidateOrderings(OrderFn thorough_order, OrderFn cheap_order = nullptr)  // NOLINT: implicit on purpose
+      : thorough(thorough_order), cheap(cheap_order) {}
+  OrderFn thorough;
+  OrderFn cheap;
 };
+
+/// Above this many variables the cheap ordering is not tried: it runs on one thread per candidate while
+/// nested dissection spreads over the team, and where its predictions leave the choice open (the kkt-qp
+/// problems) its time is an overhead, +12-15% on a fresh analysis at n = 50 000 (bench/NOTES.md).
+constexpr index_t kCheapOrderMaxVariables = 100000;
+/// Up to this many flops per graph edge predicted by the cheap plain order the cheap orders are kept without
+/// the thorough ordering: below it AMD's orders never predicted more flops than METIS's on the shared
+/// matrices, above it METIS's predicted up to 3x fewer (bench/NOTES.md). Pattern only, like the plain order.
+constexpr double kCheapOrderFlopsPerEdge = 400.0;
 
 struct MatchingOrder {
   Vector<index_t> perm;        ///< n
@@ -50,7 +68,8 @@ struct MatchingOrder {
   /// perm is postordered, parent its elimination tree and colcount the column counts of L (analyse takes
   /// them as they are).
   Vector<index_t> parent, colcount;
-  PlainCandidate plain;  ///< the plain candidate (whether chosen or not)
+  PlainCandidate plain;  ///< the plain candidate's orders (whether chosen or not)
+  bool thorough = false;  ///< some candidate was ordered by CandidateOrderings::thorough
 };
 
 struct AnalyseProfile;
@@ -60,26 +79,26 @@ struct AnalyseProfile;
 /// g: the graph of a (clean_pattern), along whose adjacency the scaled magnitudes are given.
 MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* profile = nullptr);
 
-/// Steps 2 and 3 for the pairs of step 1. With `plain` (the plain candidate of an earlier analysis of the same
-/// pattern), g is not ordered again: the result equals the one computed without it.
-MatchingOrder order_with_pairs(const Graph& g, MatchingPairs pairs,
-                               Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+/// Steps 2 and 3 for the pairs of step 1. With `plain` (the plain candidate's orders from an earlier analysis of
+/// the same pattern), g is ordered again only by an ordering missing there: the result equals the one
+/// computed without it.
+MatchingOrder order_with_pairs(const Graph& g, MatchingPairs pairs, const CandidateOrderings& orderings,
                                double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile,
                                const PlainCandidate* plain = nullptr);
 
 /// Maximum-product matching of the full symmetric matrix; its cycles (and, when structurally singular, its
 /// open chains) are split into pairs (i, m(i)) so that every variable with a small scaled diagonal (< 0.01)
 /// gets a partner where possible and no two variables with good diagonals are paired; each pair becomes one
-/// vertex (weight 2, union of the neighbours) of a compressed graph ordered by `order_compressed` (METIS in
-/// analyse), and the order is expanded pair by pair. g itself is ordered too (`order_compressed(g, nullptr)`);
+/// vertex (weight 2, union of the neighbours) of a compressed graph ordered by `orderings` (see
+/// CandidateOrderings), and the order is expanded pair by pair. g itself is ordered too (the plain candidate);
 /// the compressed order is kept only while its predicted flops and nnz(L) exceed the plain order's by at most
 /// the fraction compressed_slack (infinity: always), else the plain order is returned without pairs
 /// (compressed = false); the predictions amalgamate by `rule`, as analyse will. The scaling is the matching's
 /// in both cases. The two candidates are ordered and predicted as two tasks (tasks.hpp), side by side when a
-/// task team has threads to spare; the result is the same either way.
+/// task team has threads to spare; the result is the same either way. The choice of cheap or thorough order
+/// depends on the pattern (plain candidate) and the pairs (compressed candidate) only.
 /// = order_with_pairs(g, matching_pairs(a), ...).
-MatchingOrder matching_order(const Graph& g, const CscView& a,
-                             Vector<index_t> (*order_compressed)(const Graph& cg, const index_t* vwgt),
+MatchingOrder matching_order(const Graph& g, const CscView& a, const CandidateOrderings& orderings,
                              double compressed_slack = 0.2, const AmalgamationRule& rule = AmalgamationRule{},
                              AnalyseProfile* profile = nullptr);
 

@@ -41,13 +41,14 @@ namespace ssids {
 namespace detail {
 
 namespace {
-struct Fnv {
+/// One multiply and one shift per 64-bit value (FNV-1a's byte at a time took 8 multiplies, 1.8 ms per call on
+/// an input of 250 000 values): a filter in front of the exact check, so spreading the patterns met in
+/// practice is all it needs.
+struct WordHash {
   std::uint64_t h = 1469598103934665603ULL;
   void add(std::uint64_t v) {
-    for (int b = 0; b < 8; ++b) {
-      h ^= (v >> (8 * b)) & 0xffu;
-      h *= 1099511628211ULL;
-    }
+    h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
   }
 };
 
@@ -109,7 +110,7 @@ void set_analysis_flag(const Symbolic& s, Inform& inform) {
 }
 
 std::uint64_t pattern_hash(const CscView& a, const Options& options, const index_t* order) {
-  Fnv f;
+  WordHash f;
   f.add(static_cast<std::uint64_t>(a.n));
   const AnalysisShape shape = analysis_shape(options);
   f.add(static_cast<std::uint64_t>(shape.ordering));

@@ -14,7 +14,7 @@ namespace detail {
 struct Symbolic;
 struct AnalysisShape;
 
-/// FNV-1a hash over n, ptr and row (made 0-based), and the options that shape the analysis (ordering, nemin,
+/// Hash over n, ptr and row (made 0-based), and the options that shape the analysis (ordering, nemin,
 /// amalgamation_zeros, the user order). Reads each array once: O(n + nnz). A filter: same_input decides.
 std::uint64_t pattern_hash(const CscView& a, const Options& options, const index_t* order);
 

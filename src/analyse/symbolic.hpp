@@ -41,12 +41,20 @@ struct AEntry {
   index_t lcol;   ///< local column (0 <= lcol < ncol)
 };
 
+/// Ordering::matching's plain candidate (ordering_matching.hpp): its orders of the uncompressed graph by the
+/// cheap and by the thorough ordering, postordered by their elimination trees (empty when not computed).
+/// They depend on the pattern only, so a later analysis of the same pattern can take them as they are.
+struct PlainCandidate {
+  Vector<index_t> cheap, thorough;
+};
+
 /// Ordering::matching: what the values decided, kept so that an analysis of the same pattern with new values
 /// (reanalyse, the C interface's cache) can tell whether it would decide the same (see reanalyse.cpp).
 struct MatchingChoice {
   Vector<index_t> candidate_partner;  ///< n: the pairs of the compressed candidate (-1: none)
   bool compressed = false;            ///< the compressed candidate was chosen
-  Vector<index_t> plain_perm;         ///< the plain candidate's order (pattern only), postordered
+  PlainCandidate plain;               ///< the plain candidate's orders (pattern only, ordering_matching.hpp)
+  bool thorough = false;              ///< METIS ordered some candidate (MatchingOrder::thorough)
   /// predicted flops with delays (delays.hpp) of the plain and the compressed candidate (0: no pairs)
   double plain_flops = 0.0, compressed_flops = 0.0;
 };

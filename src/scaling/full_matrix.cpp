@@ -92,12 +92,69 @@ FullSymmetric build_full(index_t n, const Vector<Triplet>& t) {
 
 }  // namespace
 
+namespace {
+
+/// Both triangles of a lower triangle given as analyse likes it best (checked by the caller): every entry in
+/// range and on or below the diagonal, rows strictly increasing within each column. One scatter: column c
+/// receives the mirrored entries (rows j < c) while the columns j before it are read, in increasing j, then
+/// its own rows (>= c) in the order given, so its rows come out increasing without a sort.
+FullSymmetric full_from_sorted_lower(const CscView& a) {
+  const index_t n = a.n;
+  const offset_t p0 = a.ptr[0];
+  FullSymmetric f;
+  f.n = n;
+  f.ptr.assign(static_cast<size_t>(n) + 1, 0);
+  for (index_t j = 0; j < n; ++j)
+    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
+      const index_t i = a.row[k] - a.base;
+      ++f.ptr[j + 1];
+      if (i != j) ++f.ptr[i + 1];
+    }
+  for (index_t j = 0; j < n; ++j) f.ptr[j + 1] += f.ptr[j];
+  const size_t m = static_cast<size_t>(f.ptr[n]);
+  f.row.resize(m);
+  f.val.resize(m);
+  Vector<offset_t> next(f.ptr.begin(), f.ptr.end() - 1);
+  for (index_t j = 0; j < n; ++j)
+    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
+      const index_t i = a.row[k] - a.base;
+      offset_t q = next[j]++;
+      f.row[q] = i;
+      f.val[q] = a.val[k];
+      if (i != j) {
+        q = next[i]++;
+        f.row[q] = j;
+        f.val[q] = a.val[k];
+      }
+    }
+  return f;
+}
+
+}  // namespace
+
 FullSymmetric full_from_view(const CscView& a) {
   if (a.n <= 0) return rows_to_full(0, {}, {}, {});
   const index_t n = a.n;
   const offset_t p0 = a.ptr[0];
   const offset_t nnz = a.ptr[n] - p0;
   if (nnz > 0 && !a.val) throw Error(flag::missing_values, "the values are needed but missing");
+  // values checked; whether the input is a lower triangle with increasing rows (the one-scatter path)
+  bool sorted_lower = true;
+  for (index_t j = 0; j < n; ++j) {
+    index_t last = j - 1;
+    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
+      const index_t i = a.row[k] - a.base;
+      if (i < 0 || i >= n) {
+        sorted_lower = false;
+        continue;
+      }
+      if (!std::isfinite(a.val[k]))
+        throw Error(flag::nan_inf, "value at position " + std::to_string(k) + " (0-based) is NaN or Inf");
+      sorted_lower = sorted_lower && i > last;
+      last = i;
+    }
+  }
+  if (sorted_lower) return full_from_sorted_lower(a);
   // bucketed by row straight from the caller's arrays, in the order build_full's triplets would be (no
   // triplet copy: on a matrix with dense rows that copy was a third of the memory)
   Vector<offset_t> rptr(static_cast<size_t>(n) + 1, 0);
@@ -105,8 +162,6 @@ FullSymmetric full_from_view(const CscView& a) {
     for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
       const index_t i = a.row[k] - a.base;
       if (i < 0 || i >= n) continue;
-      if (!std::isfinite(a.val[k]))
-        throw Error(flag::nan_inf, "value at position " + std::to_string(k) + " (0-based) is NaN or Inf");
       ++rptr[std::max(i, j) + 1];
       if (i != j) ++rptr[std::min(i, j) + 1];
     }
