@@ -326,6 +326,30 @@ TEST_CASE("matching ordering: AMD alone on small factorizations - AMD and METIS 
   }
   CHECK(detail::matching_order(graph_of(small_kkt), small_kkt.view(), detail::matching_candidate_orderings())
             .thorough == false);
+  {
+    // as the factorization will run: on the GPU (a launch per tree level) nested dissection's orders always;
+    // with the automatic backend, AMD's only while the prediction stays below the GPU threshold
+    Options o;
+    o.backend = Backend::gpu;
+    const detail::MatchingOrder cpu_mo =
+        detail::matching_order(graph_of(small_kkt), small_kkt.view(), detail::matching_candidate_orderings());
+    const detail::MatchingOrder gpu_mo =
+        detail::matching_order(graph_of(small_kkt), small_kkt.view(), detail::matching_candidate_orderings(&o));
+    CHECK(gpu_mo.thorough == true);
+    CHECK(gpu_mo.plain.cheap.empty());
+    o.backend = Backend::automatic;
+    o.min_gpu_work = 1;  // every factorization on the GPU
+    const detail::MatchingOrder auto_gpu =
+        detail::matching_order(graph_of(small_kkt), small_kkt.view(), detail::matching_candidate_orderings(&o));
+    CHECK(auto_gpu.thorough == true);
+    CHECK(auto_gpu.perm == gpu_mo.perm);
+    o.min_gpu_work = std::int64_t(1) << 60;  // every factorization on the CPU
+    const detail::MatchingOrder auto_cpu =
+        detail::matching_order(graph_of(small_kkt), small_kkt.view(), detail::matching_candidate_orderings(&o));
+    CHECK(auto_cpu.thorough == false);
+    CHECK(auto_cpu.perm == cpu_mo.perm);
+    CHECK(auto_cpu.perm != gpu_mo.perm);
+  }
   CHECK(detail::matching_order(graph_of(stokes3d), stokes3d.view(), detail::matching_candidate_orderings())
             .thorough == true);
   // 5 dense rows: ~225 flops per edge of the whole graph, ~540 per edge of its sparse part, which is what

@@ -94,7 +94,12 @@ Vector<index_t> metis_dense_last(const Graph& g, const index_t* vwgt) { return o
 Vector<index_t> amd_dense_last(const Graph& g, const index_t* vwgt) { return order_dense_last(g, vwgt, amd_plain); }
 }  // namespace
 
-CandidateOrderings matching_candidate_orderings() { return CandidateOrderings(metis_dense_last, amd_dense_last); }
+CandidateOrderings matching_candidate_orderings(const Options* options) {
+  if (options && options->backend == Backend::gpu) return CandidateOrderings(metis_dense_last);
+  if (options && options->backend == Backend::automatic)
+    return CandidateOrderings(metis_dense_last, amd_dense_last, static_cast<double>(options->min_gpu_work));
+  return CandidateOrderings(metis_dense_last, amd_dense_last);
+}
 
 Vector<index_t> fill_reducing_order(const Graph& g, Ordering ordering, const index_t* user_order, int base) {
   switch (ordering) {
@@ -127,7 +132,7 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
   if (hint && hint->previous) known = hint->previous->plain;
   in_task_team(analyse_threads(options.num_threads, a.n), [&] {
     MatchingPairs mp = hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(g, a, profile);
-    m = order_with_pairs(g, std::move(mp), matching_candidate_orderings(), 0.2, amalgamation_rule(options), profile,
+    m = order_with_pairs(g, std::move(mp), matching_candidate_orderings(&options), 0.2, amalgamation_rule(options), profile,
                          hint && hint->previous ? &known : nullptr);
   });
   auto choice = std::make_shared<MatchingChoice>();

@@ -46,8 +46,10 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
 
 struct CandidateOrderings;
 /// The orderings of Ordering::matching's candidates (ordering_matching.hpp): METIS by tasks as the thorough
-/// one, AMD as the cheap one, both with the dense rows numbered last.
-CandidateOrderings matching_candidate_orderings();
+/// one, AMD as the cheap one, both with the dense rows numbered last. With `options`, as the factorization
+/// they are for will run: no cheap ordering for Backend::gpu, and with Backend::automatic the cheap orders only
+/// below its GPU threshold (Options::min_gpu_work predicted flops); without, as for the CPU.
+CandidateOrderings matching_candidate_orderings(const Options* options = nullptr);
 
 /// METIS_NodeND on g with optional vertex weights (size n); the identity for graphs without edges.
 Vector<index_t> metis_order(const Graph& g, const index_t* vwgt = nullptr);

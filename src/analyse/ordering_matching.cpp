@@ -327,6 +327,7 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const Candidate
   // cheap plain order predicts a costly factorization (pattern only, so a re-analysis decides the same)
   const bool cheap = orderings.cheap && n <= kCheapOrderMaxVariables;
   bool thorough = !cheap, need_c = with_pairs, need_p = true;
+  bool gpu_bound = false;  // the thorough orders replace the cheap ones (CandidateOrderings::cheap_flops_limit)
   if (cheap) {
     fork_join([&] { if (with_pairs) cc = compressed_by(orderings.cheap, pc, "AMD compressed"); },
               [&] {
@@ -335,9 +336,11 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const Candidate
     out.plain.cheap = cp.perm;
     // per edge of the graph without its dense rows, which the orderings keep out (their edges would make a
     // KKT matrix with a few dense constraints look sparse)
-    thorough = cp.flops > kCheapOrderFlopsPerEdge * static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
+    gpu_bound = cp.flops >= orderings.cheap_flops_limit;
+    thorough = gpu_bound ||
+               cp.flops > kCheapOrderFlopsPerEdge * static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
     // the thorough ordering only for the candidate that the cheap orders predict to win by far
-    if (thorough && with_pairs) {
+    if (thorough && with_pairs && !gpu_bound) {
       const Choice clear = clear_choice(cc.delayed, cp.delayed, compressed_slack);
       need_c = clear != Choice::plain;
       need_p = clear != Choice::compressed;
@@ -346,8 +349,8 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const Candidate
   if (thorough) {
     // the candidates that need it by the thorough ordering at once (tasks.hpp); each keeps the cheap order
     // when that predicts no more flops
-    auto keep_better = [](Candidate& kept, Candidate c) {
-      if (kept.perm.empty() || c.flops < kept.flops) kept = std::move(c);
+    auto keep_better = [&](Candidate& kept, Candidate c) {
+      if (gpu_bound || kept.perm.empty() || c.flops < kept.flops) kept = std::move(c);
     };
     fork_join(
         [&] { if (need_c) keep_better(cc, compressed_by(orderings.thorough, pc, "METIS compressed")); },

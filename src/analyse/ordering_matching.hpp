@@ -4,6 +4,7 @@
 // analyse). Output: perm[k] = variable at pivot position k, with the two variables of every 2x2 candidate
 // pair consecutive, and the symmetrized matching scaling (Scaling::from_ordering).
 #pragma once
+#include <limits>
 #include "analyse/delays.hpp"
 #include "analyse/pattern.hpp"
 #include "analyse/supernodes.hpp"
@@ -31,11 +32,17 @@ using OrderFn = Vector<index_t> (*)(const Graph& g, const index_t* vwgt);
 /// `thorough` then runs only when the cheap plain order predicts more than kCheapOrderFlopsPerEdge flops per
 /// edge of the graph without its dense rows (dense_rows.hpp), and only for the candidates the cheap orders' predictions leave in question (the
 /// winner, or both when it is close); each candidate keeps whichever of its orders predicts fewer flops.
+/// When the cheap plain order predicts at least cheap_flops_limit flops, both candidates take the thorough
+/// orders whatever they predict: the GPU factorization (which a factorization of that size gets) runs a
+/// launch per level of the assembly tree, and the cheap (minimum degree) orders' trees are far taller than
+/// nested dissection's (bench/NOTES.md: 1 ms -> 26 ms on linverse).
 struct CandidateOrderings {
-  CandidateOrderings(OrderFn thorough_order, OrderFn cheap_order = nullptr)  // NOLINT: implicit on purpose
-      : thorough(thorough_order), cheap(cheap_order) {}
+  CandidateOrderings(OrderFn thorough_order, OrderFn cheap_order = nullptr,  // NOLINT: implicit on purpose
+                     double cheap_flops_limit_ = std::numeric_limits<double>::infinity())
+      : thorough(thorough_order), cheap(cheap_order), cheap_flops_limit(cheap_flops_limit_) {}
   OrderFn thorough;
   OrderFn cheap;
+  double cheap_flops_limit;
 };
 
 /// Above this many variables the cheap ordering is not tried: it runs on one thread per candidate while
