@@ -13,7 +13,23 @@
 namespace ssids {
 namespace detail {
 
+/// Waits for the device's work before its buffers go back to a block cache (DeviceBlockCache's contract).
+inline void synchronize_device(int device) noexcept {
+  int cur = -1;
+  if (cudaGetDevice(&cur) != cudaSuccess) return;
+  if (cur != device) cudaSetDevice(device);
+  cudaDeviceSynchronize();
+  if (cur != device) cudaSetDevice(cur);
+}
+
 struct DeviceFactors {
+  DeviceFactors() = default;
+  DeviceFactors(const DeviceFactors&) = delete;
+  DeviceFactors& operator=(const DeviceFactors&) = delete;
+  ~DeviceFactors() {
+    if (blocks) synchronize_device(device);  // a solve may still read them; then they go back to the cache
+  }
+  std::shared_ptr<DeviceBlockCache> blocks;  ///< the analysis' block cache the buffers come from (may be null)
   int device = 0;
   index_t n = 0;
   index_t nsup = 0;
@@ -38,6 +54,13 @@ struct DeviceFactors {
 
 /// D and D^{-1} on the device (host layout); replaced as a whole by alter().
 struct DeviceDiag {
+  DeviceDiag() = default;
+  DeviceDiag(const DeviceDiag&) = delete;
+  DeviceDiag& operator=(const DeviceDiag&) = delete;
+  ~DeviceDiag() {
+    if (d.cached() || dinv.cached()) synchronize_device(device);
+  }
+  int device = 0;
   DeviceBuffer<double> d, dinv;
 };
 
@@ -54,11 +77,13 @@ struct SolvePlanTimes {
 
 /// Builds the solve plan and takes over the device arrays l and rows (swapped out of the arguments).
 /// host_rows: a copy of the device rows array. Inverts the diagonal super-blocks when presolve is set.
+/// blocks (may be null): the block cache the plan's arrays (and later D, upload_device_diag) are taken from.
 std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const Vector<DeviceNodeInfo>& info,
                                                     const Vector<int>& host_rows, DeviceBuffer<double>& l,
                                                     std::size_t l_size, DeviceBuffer<int>& rows, bool posdef,
                                                     bool presolve, const Vector<index_t>& pivot_var,
-                                                    const double* scale, cudaStream_t st, SolvePlanTimes* times);
+                                                    const double* scale, cudaStream_t st, SolvePlanTimes* times,
+                                                    std::shared_ptr<DeviceBlockCache> blocks = nullptr);
 
 }  // namespace detail
 }  // namespace ssids

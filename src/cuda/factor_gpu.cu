@@ -208,6 +208,9 @@ struct GpuSymbolic {
   std::shared_ptr<const SmallDevicePlan> small_plan;
   std::mutex workspace_mutex;  ///< guards workspaces
   std::vector<std::unique_ptr<FactorWorkspace>> workspaces;  ///< idle ones, for the next factorizations
+  /// Device blocks of destroyed factors (L, rows, D, the solve plan's arrays) for the next factorizations'
+  /// (bounded: a big problem's L is freed as before, its allocation is small next to its factorization)
+  std::shared_ptr<DeviceBlockCache> blocks = std::make_shared<DeviceBlockCache>(std::size_t(256) << 20);
 };
 
 /// A workspace taken from the analysis' idle ones (or a new one) for one factorization, given back after it.
@@ -514,6 +517,14 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   const auto h0 = clock::now();
   const std::shared_ptr<GpuSymbolic> gs = gpu_symbolic(sym);
+  // L, D and the row lists become part of the factors: taken from the analysis' block cache or allocated. Declared
+  // before the workspace, whose release waits for the stream: if the factorization fails they go back to the cache
+  // only after that.
+  DeviceBuffer<double> dL, dDs;
+  DeviceBuffer<int> dRows;
+  dL.use_cache(gs->blocks);
+  dDs.use_cache(gs->blocks);
+  dRows.use_cache(gs->blocks);
   WorkspaceLease lease(*gs);
   FactorWorkspace& ws = *lease;
   Stream& stream = ws.stream;
@@ -543,9 +554,6 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   DeviceBuffer<double>& dWcb = ws.Wcb;
   DeviceBuffer<FormWTask>& dFormWcb = ws.FormWcb;
   DeviceBuffer<UpdateTask>& dUpdCb = ws.UpdCb;
-  // L, D and the row lists become part of the factors: new for every factorization
-  DeviceBuffer<double> dL, dDs;
-  DeviceBuffer<int> dRows;
 
   {  // the side streams' cuBLAS handles now, if some front may have pieces for them
     index_t big = 0;
@@ -1169,7 +1177,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       dinfo[s].rows_off = info[s].rows_off;
     }
     out.device = build_device_factors(sym, dinfo, hRows, dL, static_cast<size_t>(l_used), dRows, posdef,
-                                      options.presolve, out.pivot_var, scale, st, &plan_times);
+                                      options.presolve, out.pivot_var, scale, st, &plan_times, gs->blocks);
     out.host_l = std::make_shared<HostCopyOfL>();
     out.mode = mode;
     const auto h4 = clock::now();

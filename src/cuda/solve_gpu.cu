@@ -42,7 +42,8 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
                                                     const Vector<int>& host_rows, DeviceBuffer<double>& l,
                                                     std::size_t l_size, DeviceBuffer<int>& rows, bool posdef,
                                                     bool presolve, const Vector<index_t>& pivot_var,
-                                                    const double* scale, cudaStream_t st, SolvePlanTimes* times) {
+                                                    const double* scale, cudaStream_t st, SolvePlanTimes* times,
+                                                    std::shared_ptr<DeviceBlockCache> blocks) {
   using clock = std::chrono::steady_clock;
   auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   SolvePlanTimes local;
@@ -50,6 +51,13 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   const auto t0 = clock::now();
   auto df = std::make_shared<DeviceFactors>();
   check_cuda(cudaGetDevice(&df->device), "cudaGetDevice");
+  df->blocks = blocks;
+  for (DeviceBuffer<int>* b : {&df->children, &df->gptr, &df->gsrc, &df->pivot_var}) b->use_cache(blocks);
+  df->nodes.use_cache(blocks);
+  df->fwd_tasks.use_cache(blocks);
+  df->bwd_tasks.use_cache(blocks);
+  df->inv.use_cache(blocks);
+  df->scale.use_cache(blocks);
   df->n = sym.n;
   df->nsup = sym.nsup;
   df->posdef = posdef;
@@ -224,6 +232,9 @@ std::shared_ptr<DeviceDiag> upload_device_diag(const NumericFactors& f) {
   auto dd = std::make_shared<DeviceDiag>();
   if (f.mode == Mode::posdef || f.n == 0) return dd;
   check_cuda(cudaSetDevice(f.device->device), "cudaSetDevice");
+  dd->device = f.device->device;
+  dd->d.use_cache(f.device->blocks);
+  dd->dinv.use_cache(f.device->blocks);
   dd->d.upload(f.d.data(), f.d.size(), nullptr);
   dd->dinv.upload(f.dinv.data(), f.dinv.size(), nullptr);
   check_cuda(cudaDeviceSynchronize(), "upload of D");
