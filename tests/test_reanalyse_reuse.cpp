@@ -182,6 +182,74 @@ TEST_CASE("reanalyse: keep_compatible keeps the order when it can - exact inerti
   CHECK(kept > 0);
 }
 
+TEST_CASE("reanalyse: keep_compatible's rent-or-buy rule") {
+  const double chosen = 1e6;
+  const offset_t edges = 1000;  // budget kReorderFlopsPerEdge * edges
+  const double budget = detail::kReorderFlopsPerEdge * static_cast<double>(edges);
+  double excess = -1.0;
+  CHECK(detail::keep_order(chosen, 0.9 * chosen, 0.0, edges, excess));  // cheaper than chosen: no excess
+  CHECK(excess == 0.0);
+  CHECK(detail::keep_order(chosen, 1.1 * chosen, 0.0, edges, excess));
+  CHECK(excess == doctest::Approx(0.1 * chosen));
+  // one re-analysis above the slack re-orders whatever the budget left
+  CHECK_FALSE(detail::keep_order(chosen, (1.0 + detail::kKeepSlack) * chosen * 1.01, 0.0, edges, excess));
+  // within the slack, but the excess summed over the kept re-analyses would exceed the budget
+  CHECK(detail::keep_order(chosen, 1.1 * chosen, budget - 0.1 * chosen, edges, excess));
+  CHECK_FALSE(detail::keep_order(chosen, 1.1 * chosen, budget - 0.05 * chosen, edges, excess));
+  // a small excess is paid for many times before the order is replaced
+  double kept = 0.0;
+  int kept_count = 0;
+  while (detail::keep_order(chosen, 1.05 * chosen, kept, edges, excess) && kept_count < 1000) {
+    kept += excess;
+    ++kept_count;
+  }
+  CHECK(kept_count == static_cast<int>(budget / (0.05 * chosen)));
+}
+
+TEST_CASE("reanalyse: keep_compatible sums the kept re-analyses' excess and starts again with a new order") {
+  PolicyGuard guard(detail::MatchingReuse::keep_compatible);
+  Options o;
+  o.ordering = Ordering::matching;
+  o.scaling = Scaling::from_ordering;
+  for (const auto& size : {std::pair<index_t, index_t>{2500, 1500}, {600, 300}}) {
+    const index_t nvar = size.first, ncon = size.second;
+    CAPTURE(nvar);
+    Analysis prev;
+    double last = 0.0;
+    for (index_t t = 0; t < 16; ++t) {
+      const SymmetricMatrix a = generate_kkt_ipm(nvar, ncon, t, 5);
+      Inform ri;
+      ReuseKind kind = ReuseKind::none;
+      prev = detail::reanalyse_kind(prev, a.view(), o, ri, nullptr, &kind);
+      const double excess = prev.symbolic().kept_excess_flops;
+      CAPTURE(t);
+      if (kind == ReuseKind::kept_order) {
+        CHECK(excess >= last);
+      } else if (kind == ReuseKind::same_pairs) {
+        CHECK(excess == last);
+      } else {  // ordered (partly) again: nothing kept yet
+        CHECK(excess == 0.0);
+      }
+      // the sum stays within the budget of the graph (both triangles' off-diagonal entries of the input)
+      offset_t edges = 0;
+      for (index_t j = 0; j < a.n; ++j)
+        for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) edges += a.row[k] != j ? 2 : 0;
+      const double budget = detail::kReorderFlopsPerEdge * static_cast<double>(edges);
+      CHECK(excess <= budget);
+      last = excess;
+      if (t == 13) CHECK(kind == ReuseKind::plain_candidate);  // the budget was spent: ordered again
+      if (t == 12) {
+        // the same analysis with its budget spent: the next re-analysis whose pairs differ orders again
+        CHECK(kind == ReuseKind::kept_order);
+        auto spent = std::make_shared<detail::Symbolic>(prev.symbolic());
+        spent->kept_excess_flops = budget;
+        prev = Analysis(spent);
+        last = budget;
+      }
+    }
+  }
+}
+
 TEST_CASE("reanalyse: the matching ordering needs the values and rejects NaN even for a known pattern") {
   const SymmetricMatrix a = generate_kkt_ipm(300, 200, 3, 2);
   Options o;

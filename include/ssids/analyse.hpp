@@ -57,7 +57,8 @@ Analysis analyse(const CscView& a, const Options& options, Inform& inform, const
 /// natural and user orders `previous` is returned as it is; for Ordering::matching the matching and its
 /// scaling are recomputed from the new values and the previous analysis is reused while it stays good for
 /// them: with the same 2x2 pairs exactly, with other pairs while the delays the new values are predicted to
-/// cause in it add at most 5% flops (else only the compressed candidate is ordered again; the environment
+/// cause in it add at most 25% flops and the extra flops summed over the re-analyses that kept it stay below
+/// an estimate of what ordering again costs (else only the compressed candidate is ordered again; the environment
 /// variable SSIDS_MATCHING_REUSE=exact limits reuse to results equal to a fresh analysis). Otherwise `a` is
 /// analysed afresh. Errors as analyse.
 Analysis reanalyse(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,

@@ -13,10 +13,15 @@
 // new scaling. With other pairs only the compressed candidate is ordered again: the plain candidate depends on
 // the pattern alone and is taken from the previous analysis. Both give exactly what analyse gives.
 // By default (MatchingReuse::keep_compatible, chosen by measurement on interior-point sequences, bench/NOTES.md)
-// the previous analysis is also kept with other pairs while it stays good for the new values: with the delays
-// they are predicted to cause in it (delays.hpp) it costs at most 5% more flops than it was predicted to cost
-// when it was chosen. Then the result depends on the analysis it started from, not only on the input; the
-// environment variable SSIDS_MATCHING_REUSE=exact (or set_matching_reuse) keeps to exact reuse.
+// the previous analysis is also kept with other pairs while it stays good enough for the new values, a
+// rent-or-buy rule: every re-analysis that keeps the order "pays" the flops by which, with the delays the new
+// values are predicted to cause in it (delays.hpp), it exceeds what it was predicted to cost when it was
+// chosen; the order is kept while one such excess is at most kKeepSlack of that cost and their sum stays
+// below what ordering again costs, estimated as kReorderFlopsPerEdge per edge of the graph (ordering and
+// predicting are linear in the edges; the factorization's flops are not). So a cheap factorization after a
+// costly ordering tolerates more delays, and a costly one re-orders soon. Then the result depends on the
+// analyses it started from, not only on the input; the environment variable SSIDS_MATCHING_REUSE=exact (or
+// set_matching_reuse) keeps to exact reuse.
 #include "analyse/reanalyse.hpp"
 
 #include <algorithm>
@@ -61,9 +66,13 @@ std::atomic<int>& reuse_policy() {
   return policy;
 }
 
-/// keep_compatible: the previous analysis is kept while it is predicted to cost at most this fraction more.
-constexpr double kKeepSlack = 0.05;
 }  // namespace
+
+bool keep_order(double chosen_flops, double now_flops, double kept_excess, offset_t edges, double& excess) {
+  excess = std::max(0.0, now_flops - chosen_flops);
+  return now_flops <= (1.0 + kKeepSlack) * chosen_flops &&
+         kept_excess + excess <= kReorderFlopsPerEdge * static_cast<double>(edges);
+}
 
 void set_matching_reuse(MatchingReuse policy) { reuse_policy() = static_cast<int>(policy); }
 MatchingReuse matching_reuse() { return static_cast<MatchingReuse>(reuse_policy().load()); }
@@ -174,19 +183,21 @@ bool same_input(const Symbolic& s, const CscView& a, const Options& options, con
 namespace {
 
 /// The previous analysis with the new values' matching scaling (everything else is decided by the pattern
-/// and the pairs, which are the previous ones or are not used).
-std::shared_ptr<const Symbolic> with_new_scaling(const Symbolic& s, MatchingPairs& mp) {
+/// and the pairs, which are the previous ones or are not used); `excess`: the predicted flops by which keeping
+/// it costs more than when it was chosen (added to its kept_excess_flops).
+std::shared_ptr<const Symbolic> with_new_scaling(const Symbolic& s, MatchingPairs& mp, double excess) {
   auto sym = std::allocate_shared<Symbolic>(Allocator<Symbolic>(), s);
   sym->matching_scale = std::move(mp.scale);
   sym->structurally_singular = mp.structurally_singular;
   sym->matched = mp.matched;
+  sym->kept_excess_flops += excess;
   return sym;
 }
 
-/// MatchingReuse::keep_compatible: the previous analysis, with the delays the new values are predicted to
-/// cause in it (delays.hpp), costs at most kKeepSlack more flops than the candidate it was chosen as did
-/// with the old values.
-bool compatible(const Symbolic& s, const MatchingChoice& mc, const Graph& g, const MatchingPairs& mp) {
+/// MatchingReuse::keep_compatible: the previous analysis stays good for the new values (the rent-or-buy rule
+/// above). On success `excess` is what keeping it costs more than when it was chosen, in predicted flops.
+bool compatible(const Symbolic& s, const MatchingChoice& mc, const Graph& g, const MatchingPairs& mp,
+                double& excess) {
   const index_t n = s.n;
   Partition part;
   part.nsup = s.nsup;
@@ -198,7 +209,7 @@ bool compatible(const Symbolic& s, const MatchingChoice& mc, const Graph& g, con
   for (index_t v = 0; v < s.nsup; ++v) colcount[s.sptr[v + 1] - 1] = s.nrow(v) - s.ncol(v) + 1;
   const DelayPrediction now = predict_delays(g, s.perm, part, colcount, mp.needy, mp.weight, mp.diag);
   const double before = mc.compressed ? mc.compressed_flops : mc.plain_flops;
-  return now.flops <= (1.0 + kKeepSlack) * before;
+  return keep_order(before, now.flops, s.kept_excess_flops, g.num_edges(), excess);
 }
 
 Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
@@ -215,10 +226,11 @@ Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, cons
   const Graph g = clean_pattern(a, check);
   MatchingPairs mp = matching_pairs(g, a);
   const MatchingChoice& mc = *s.matching_choice;
-  if (mp.partner == mc.candidate_partner ||
-      (matching_reuse() == MatchingReuse::keep_compatible && compatible(s, mc, g, mp))) {
-    if (kind) *kind = mp.partner == mc.candidate_partner ? ReuseKind::same_pairs : ReuseKind::kept_order;
-    std::shared_ptr<const Symbolic> sym = with_new_scaling(s, mp);
+  double excess = 0.0;
+  const bool same_pairs = mp.partner == mc.candidate_partner;
+  if (same_pairs || (matching_reuse() == MatchingReuse::keep_compatible && compatible(s, mc, g, mp, excess))) {
+    if (kind) *kind = same_pairs ? ReuseKind::same_pairs : ReuseKind::kept_order;
+    std::shared_ptr<const Symbolic> sym = with_new_scaling(s, mp, excess);
     set_analysis_flag(*sym, inform);
     copy_analysis_statistics(*sym, inform);
     return Analysis(std::move(sym));

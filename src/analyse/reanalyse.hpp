@@ -34,11 +34,26 @@ void set_analysis_flag(const Symbolic& s, Inform& inform);
 /// How the matching ordering reuses a previous analysis of the same pattern whose pairs differ:
 /// exact: only the plain candidate is reused, the result is what analyse gives;
 /// keep_compatible (default): the previous analysis is also kept while, with the delays the new values are
-/// predicted to cause in it, it costs at most 5% more flops than when it was chosen.
+/// predicted to cause in it, it costs at most 25% more flops than when it was chosen and the excess flops
+/// summed over the re-analyses that kept it stay below the estimated cost of ordering again (reanalyse.cpp).
 /// Process-wide; the environment variable SSIDS_MATCHING_REUSE=exact|keep sets the starting value.
 enum class MatchingReuse { exact, keep_compatible };
 void set_matching_reuse(MatchingReuse policy);
 MatchingReuse matching_reuse();
+
+/// keep_compatible: a re-analysis keeps the order only while it is predicted to cost at most this fraction
+/// more than when the order was chosen (beyond it a new order pays back within a few factorizations).
+constexpr double kKeepSlack = 0.25;
+/// keep_compatible: what ordering again is estimated to cost, in factorization flops per edge of the graph
+/// (entries of g.adj); the kept re-analyses' summed excess flops may not exceed it. Measured on the
+/// interior-point sequence at n = 50 000 (bench/NOTES.md): a re-ordering cost 4-9 factorizations, 6 000-14 000
+/// flops per edge, and the actual extra factor time was about twice the predicted extra flops, so 2 500.
+constexpr double kReorderFlopsPerEdge = 2500.0;
+/// keep_compatible's rule: an order chosen at `chosen_flops` (predicted, with delays) for which the new values
+/// predict `now_flops` is kept when now_flops <= (1 + kKeepSlack) chosen_flops and kept_excess (the excess
+/// of the earlier re-analyses that kept it) plus this one's, `excess` = max(0, now_flops - chosen_flops), is at
+/// most kReorderFlopsPerEdge * edges (entries of the graph's adjacency).
+bool keep_order(double chosen_flops, double now_flops, double kept_excess, offset_t edges, double& excess);
 
 /// What a re-analysis reused.
 enum class ReuseKind {

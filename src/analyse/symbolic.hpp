@@ -125,6 +125,9 @@ struct Symbolic {
   AnalysisShape shape;                 ///< what shaped the analysis besides the pattern
   Vector<index_t> user_order;          ///< Ordering::user: the caller's order, 0-based positions
   std::shared_ptr<const MatchingChoice> matching_choice;  ///< Ordering::matching only
+  /// Ordering::matching kept by re-analyses with other pairs (MatchingReuse::keep_compatible): the predicted
+  /// flops (with delays) by which each of them exceeded what the order was chosen at, summed over them.
+  double kept_excess_flops = 0.0;
 
   index_t ncol(index_t s) const { return sptr[s + 1] - sptr[s]; }
   index_t nrow(index_t s) const { return static_cast<index_t>(rptr[s + 1] - rptr[s]); }
