@@ -153,6 +153,37 @@ TEST_CASE("reanalyse: the matching ordering along an interior-point sequence equ
   }
 }
 
+TEST_CASE("reanalyse: the matching ordering on another pattern equals a fresh analysis - on 1 and 3 threads") {
+  // the re-analysis computes the graph and the pairs beside the input check; for another input they serve the
+  // fresh analysis
+  const SymmetricMatrix a = generate_kkt_ipm(2500, 1500, 3, 5);
+  SymmetricMatrix b = a;  // one row index moved: another pattern with the same n and entry count
+  index_t col = 0;
+  while (b.ptr[col + 1] - b.ptr[col] < 3 || b.row[b.ptr[col] + 1] + 1 >= b.row[b.ptr[col] + 2]) ++col;
+  b.row[b.ptr[col] + 1] += 1;
+  for (int threads : {1, 3}) {
+    CAPTURE(threads);
+    Options o;
+    o.ordering = Ordering::matching;
+    o.scaling = Scaling::from_ordering;
+    o.num_threads = threads;
+    Inform i0, fi, ri;
+    const Analysis first = analyse(a.view(), o, i0);
+    const Analysis fresh = analyse(b.view(), o, fi);
+    ReuseKind kind = ReuseKind::whole;
+    const Analysis re = detail::reanalyse_kind(first, b.view(), o, ri, nullptr, &kind);
+    CHECK(kind == ReuseKind::none);
+    CHECK(shape_of(re) == shape_of(fresh));
+    CHECK(ri.num_factor == fi.num_factor);
+    CHECK(ri.flag == fi.flag);
+    // the values' error of the same pattern is reported as analyse reports it
+    SymmetricMatrix c = a;
+    c.val[7] = std::nan("");
+    CHECK_THROWS_AS(detail::reanalyse_kind(first, c.view(), o, ri, nullptr, &kind), Error);
+    CHECK(ri.flag == flag::nan_inf);
+  }
+}
+
 TEST_CASE("reanalyse: keep_compatible keeps the order when it can - exact inertia and small backward error") {
   PolicyGuard guard(detail::MatchingReuse::keep_compatible);
   int kept = 0;

@@ -246,11 +246,20 @@ Choice clear_choice(const DelayPrediction& c, const DelayPrediction& p, double s
 }  // namespace
 
 MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* profile) {
+  FullSymmetric f;
+  MatchingPairs out = matching_pairs_of_values(a, f, profile);
+  PhaseTimer timer(profile);
+  add_scaled_weights(g, f, out);
+  timer.lap("pairs");
+  return out;
+}
+
+MatchingPairs matching_pairs_of_values(const CscView& a, FullSymmetric& f, AnalyseProfile* profile) {
   const index_t n = a.n;
   const size_t un = static_cast<size_t>(n);
   PhaseTimer timer(profile);
   MatchingPairs out;
-  FullSymmetric f = full_from_view(a);
+  f = full_from_view(a);
   timer.lap("full matrix");
   ScalingInfo info;
   MatchingResult m;
@@ -263,19 +272,24 @@ MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* p
     for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k)
       if (f.row[k] == j) out.needy[j] = std::fabs(f.val[k]) * out.scale[j] * out.scale[j] < kSmallDiagonal;
   out.pairs = split_matching(m, out.needy, out.partner);
-  // scaled magnitudes along g's adjacency, for the delay predictions: column v of f scattered by row
-  out.weight.assign(static_cast<size_t>(g.num_edges()), 0.0f);
-  out.diag.assign(un, 0.0f);
+  timer.lap("pairs");
+  return out;
+}
+
+void add_scaled_weights(const Graph& g, const FullSymmetric& f, MatchingPairs& mp) {
+  const index_t n = g.n;
+  const size_t un = static_cast<size_t>(n);
+  // column v of f scattered by row, then read along g's adjacency
+  mp.weight.assign(static_cast<size_t>(g.num_edges()), 0.0f);
+  mp.diag.assign(un, 0.0f);
   Vector<float> col(un, 0.0f);
   for (index_t v = 0; v < n; ++v) {
     for (offset_t k = f.ptr[v]; k < f.ptr[v + 1]; ++k)
-      col[f.row[k]] = static_cast<float>(std::fabs(f.val[k]) * out.scale[f.row[k]] * out.scale[v]);
-    out.diag[v] = col[v];
-    for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) out.weight[e] = col[g.adj[e]];
+      col[f.row[k]] = static_cast<float>(std::fabs(f.val[k]) * mp.scale[f.row[k]] * mp.scale[v]);
+    mp.diag[v] = col[v];
+    for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) mp.weight[e] = col[g.adj[e]];
     for (offset_t k = f.ptr[v]; k < f.ptr[v + 1]; ++k) col[f.row[k]] = 0.0f;
   }
-  timer.lap("pairs");
-  return out;
 }
 
 MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const CandidateOrderings& orderings,

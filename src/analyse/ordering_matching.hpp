@@ -9,6 +9,7 @@
 #include "analyse/pattern.hpp"
 #include "analyse/supernodes.hpp"
 #include "analyse/symbolic.hpp"
+#include "scaling/scaling.hpp"
 
 namespace ssids {
 namespace detail {
@@ -85,6 +86,11 @@ struct AnalyseProfile;
 /// Error(nan_inf) for NaN/Inf values.
 /// g: the graph of a (clean_pattern), along whose adjacency the scaled magnitudes are given.
 MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* profile = nullptr);
+/// matching_pairs in two parts: what needs the values alone (everything but weight and diag; `f` receives
+/// the full matrix), which can run before or beside the graph's construction, then the scaled magnitudes
+/// along g's adjacency.
+MatchingPairs matching_pairs_of_values(const CscView& a, FullSymmetric& f, AnalyseProfile* profile = nullptr);
+void add_scaled_weights(const Graph& g, const FullSymmetric& f, MatchingPairs& mp);
 
 /// Steps 2 and 3 for the pairs of step 1. With `plain` (the plain candidate's orders from an earlier analysis of
 /// the same pattern), g is ordered again only by an ordering missing there: the result equals the one

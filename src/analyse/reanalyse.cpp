@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <new>
 
 #include "analyse/delays.hpp"
@@ -38,6 +39,7 @@
 #include "analyse/profile.hpp"
 #include "analyse/supernodes.hpp"
 #include "analyse/symbolic.hpp"
+#include "analyse/tasks.hpp"
 #include "analyse/validate.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
@@ -212,8 +214,43 @@ bool compatible(const Symbolic& s, const MatchingChoice& mc, const Graph& g, con
   return keep_order(before, now.flops, s.kept_excess_flops, g.num_edges(), excess);
 }
 
+/// What a matching re-analysis reads from the input besides the check: the graph (pattern only) and the
+/// matching's scaling and pairs (values). reanalyse_kind computes them beside same_input, as tasks, and uses
+/// them only when the check passes; an error of the values' part is kept for then (a fresh analyse reports
+/// it otherwise).
+struct MatchingInputs {
+  Graph g;
+  FullSymmetric f;
+  MatchingPairs mp;
+  std::exception_ptr error;
+};
+
+/// The inputs' graph and pairs, the three parts (check, graph, values) side by side on `threads` threads.
+bool same_input_and_matching(const Symbolic& s, const CscView& a, const Options& options, const index_t* order,
+                             int threads, MatchingInputs& in) {
+  bool same = false;
+  in_task_team(threads, [&] {
+    fork_join([&] { same = same_input(s, a, options, order); },
+              [&] {
+                fork_join(
+                    [&] {
+                      InputCheck check;
+                      in.g = clean_pattern(a, check);
+                    },
+                    [&] {
+                      try {
+                        in.mp = matching_pairs_of_values(a, in.f);
+                      } catch (...) {
+                        in.error = std::current_exception();
+                      }
+                    });
+              });
+  });
+  return same;
+}
+
 Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
-                                const index_t* order, ReuseKind* kind) {
+                                const index_t* order, ReuseKind* kind, MatchingInputs& in) {
   const Symbolic& s = previous.symbolic();
   if (options.ordering != Ordering::matching) {
     if (kind) *kind = ReuseKind::whole;
@@ -221,10 +258,12 @@ Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, cons
     copy_analysis_statistics(s, inform);
     return previous;
   }
+  if (in.error) std::rethrow_exception(in.error);
   // the graph as analyse builds it (the same adjacency order), for the pairs' delay predictions
-  InputCheck check;
-  const Graph g = clean_pattern(a, check);
-  MatchingPairs mp = matching_pairs(g, a);
+  const Graph& g = in.g;
+  MatchingPairs& mp = in.mp;
+  add_scaled_weights(g, in.f, mp);
+  in.f = FullSymmetric();
   const MatchingChoice& mc = *s.matching_choice;
   double excess = 0.0;
   const bool same_pairs = mp.partner == mc.candidate_partner;
@@ -256,17 +295,29 @@ Analysis reanalyse_kind(const Analysis& previous, const CscView& a, const Option
   } catch (const Error&) {
     return analyse(a, options, inform, order);  // which reports it
   }
+  // the matching ordering also needs the graph and the new values' pairs: computed beside the check
+  const bool matching = options.ordering == Ordering::matching && previous.symbolic().matching_choice;
+  MatchingInputs in;
   bool same = false;
   try {
-    same = same_input(previous.symbolic(), a, options, order);
+    same = matching ? same_input_and_matching(previous.symbolic(), a, options, order,
+                                              analyse_threads(options.num_threads, a.n), in)
+                    : same_input(previous.symbolic(), a, options, order);
   } catch (const std::bad_alloc&) {
     inform.flag = flag::allocation;
     inform.message = "reanalyse: host allocation failed";
     throw Error(flag::allocation, inform.message);
   }
+  if (!same && matching && !in.error) {  // another input: analysed afresh with the pairs computed for it
+    add_scaled_weights(in.g, in.f, in.mp);
+    in.f = FullSymmetric();
+    OrderingHint hint;
+    hint.pairs = &in.mp;
+    return analyse_profiled(a, options, inform, order, nullptr, &hint);
+  }
   if (!same) return analyse(a, options, inform, order);
   try {
-    Analysis an = reanalyse_same_pattern(previous, a, options, inform, order, kind);
+    Analysis an = reanalyse_same_pattern(previous, a, options, inform, order, kind, in);
     inform.time_analyse = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return an;
   } catch (const Error& e) {

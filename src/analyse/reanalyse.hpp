@@ -46,8 +46,9 @@ MatchingReuse matching_reuse();
 constexpr double kKeepSlack = 0.25;
 /// keep_compatible: what ordering again is estimated to cost, in factorization flops per edge of the graph
 /// (entries of g.adj); the kept re-analyses' summed excess flops may not exceed it. Measured on the
-/// interior-point sequence at n = 50 000 (bench/NOTES.md): a re-ordering cost 4-9 factorizations, 6 000-14 000
-/// flops per edge, and the actual extra factor time was about twice the predicted extra flops, so 2 500.
+/// interior-point sequence at n = 50 000 (bench/NOTES.md): ordering again cost 4-10 factorizations (CPU), and
+/// the actual extra factor time was about 3.4 times the predicted extra flops, which puts the break-even at
+/// 1 900-4 400 predicted flops per edge.
 constexpr double kReorderFlopsPerEdge = 2500.0;
 /// keep_compatible's rule: an order chosen at `chosen_flops` (predicted, with delays) for which the new values
 /// predict `now_flops` is kept when now_flops <= (1 + kKeepSlack) chosen_flops and kept_excess (the excess
