@@ -154,9 +154,9 @@ TEST_CASE("reanalyse: the matching ordering along an interior-point sequence equ
 }
 
 TEST_CASE("reanalyse: the matching ordering on another pattern equals a fresh analysis - on 1 and 3 threads") {
-  // the re-analysis computes the graph and the pairs beside the input check; for another input they serve the
-  // fresh analysis
-  const SymmetricMatrix a = generate_kkt_ipm(2500, 1500, 3, 5);
+  // the re-analysis computes the graph and the pairs beside the input check (as tasks from 5 000 variables);
+  // for another input they serve the fresh analysis
+  const SymmetricMatrix a = generate_kkt_ipm(3500, 2000, 3, 5);
   SymmetricMatrix b = a;  // one row index moved: another pattern with the same n and entry count
   index_t col = 0;
   while (b.ptr[col + 1] - b.ptr[col] < 3 || b.row[b.ptr[col] + 1] + 1 >= b.row[b.ptr[col] + 2]) ++col;
@@ -182,6 +182,34 @@ TEST_CASE("reanalyse: the matching ordering on another pattern equals a fresh an
     CHECK_THROWS_AS(detail::reanalyse_kind(first, c.view(), o, ri, nullptr, &kind), Error);
     CHECK(ri.flag == flag::nan_inf);
   }
+}
+
+TEST_CASE("reanalyse: keep_compatible along a sequence is bitwise the same on 1 and 3 threads") {
+  PolicyGuard guard(detail::MatchingReuse::keep_compatible);
+  const index_t nvar = 3500, ncon = 2000;  // above 5 000 variables: the re-analysis runs its parts as tasks
+  std::vector<Shape> shapes[2];
+  std::vector<ReuseKind> kinds[2];
+  for (int run = 0; run < 2; ++run) {
+    Options o;
+    o.ordering = Ordering::matching;
+    o.scaling = Scaling::from_ordering;
+    o.num_threads = run == 0 ? 1 : 3;
+    Analysis prev;
+    for (index_t t = 0; t < 12; ++t) {
+      const SymmetricMatrix a = generate_kkt_ipm(nvar, ncon, t, 7);
+      Inform ri;
+      ReuseKind kind = ReuseKind::none;
+      prev = detail::reanalyse_kind(prev, a.view(), o, ri, nullptr, &kind);
+      shapes[run].push_back(shape_of(prev));
+      kinds[run].push_back(kind);
+    }
+  }
+  CHECK(kinds[0] == kinds[1]);
+  for (size_t t = 0; t < shapes[0].size(); ++t) {
+    CAPTURE(t);
+    CHECK(shapes[0][t] == shapes[1][t]);
+  }
+  CHECK(std::count(kinds[0].begin(), kinds[0].end(), ReuseKind::kept_order) > 0);
 }
 
 TEST_CASE("reanalyse: keep_compatible keeps the order when it can - exact inertia and small backward error") {
