@@ -51,6 +51,23 @@ struct PolicyGuard {  // sets the process-wide policy for one test case, and res
   ~PolicyGuard() { detail::set_matching_reuse(saved); }
 };
 
+/// Options of the matching ordering with its scaling, on `threads` threads (0: OpenMP's default).
+Options matching_options(int threads = 0) {
+  Options o;
+  o.ordering = Ordering::matching;
+  o.scaling = Scaling::from_ordering;
+  o.num_threads = threads;
+  return o;
+}
+
+/// One step of a sequence of one pattern: `prev` becomes the re-analysis of `a`; returns what it reused.
+ReuseKind reanalyse_step(Analysis& prev, const SymmetricMatrix& a, const Options& o) {
+  Inform inf;
+  ReuseKind kind = ReuseKind::none;
+  prev = detail::reanalyse_kind(prev, a.view(), o, inf, nullptr, &kind);
+  return kind;
+}
+
 }  // namespace
 
 TEST_CASE("reanalyse: the exact input check sees every change of the arrays") {
@@ -163,10 +180,7 @@ TEST_CASE("reanalyse: the matching ordering on another pattern equals a fresh an
   b.row[b.ptr[col] + 1] += 1;
   for (int threads : {1, 3}) {
     CAPTURE(threads);
-    Options o;
-    o.ordering = Ordering::matching;
-    o.scaling = Scaling::from_ordering;
-    o.num_threads = threads;
+    const Options o = matching_options(threads);
     Inform i0, fi, ri;
     const Analysis first = analyse(a.view(), o, i0);
     const Analysis fresh = analyse(b.view(), o, fi);
@@ -190,18 +204,11 @@ TEST_CASE("reanalyse: keep_compatible along a sequence is bitwise the same on 1 
   std::vector<Shape> shapes[2];
   std::vector<ReuseKind> kinds[2];
   for (int run = 0; run < 2; ++run) {
-    Options o;
-    o.ordering = Ordering::matching;
-    o.scaling = Scaling::from_ordering;
-    o.num_threads = run == 0 ? 1 : 3;
+    const Options o = matching_options(run == 0 ? 1 : 3);
     Analysis prev;
     for (index_t t = 0; t < 12; ++t) {
-      const SymmetricMatrix a = generate_kkt_ipm(nvar, ncon, t, 7);
-      Inform ri;
-      ReuseKind kind = ReuseKind::none;
-      prev = detail::reanalyse_kind(prev, a.view(), o, ri, nullptr, &kind);
+      kinds[run].push_back(reanalyse_step(prev, generate_kkt_ipm(nvar, ncon, t, 7), o));
       shapes[run].push_back(shape_of(prev));
-      kinds[run].push_back(kind);
     }
   }
   CHECK(kinds[0] == kinds[1]);
@@ -267,9 +274,7 @@ TEST_CASE("reanalyse: keep_compatible's rent-or-buy rule") {
 
 TEST_CASE("reanalyse: keep_compatible sums the kept re-analyses' excess and starts again with a new order") {
   PolicyGuard guard(detail::MatchingReuse::keep_compatible);
-  Options o;
-  o.ordering = Ordering::matching;
-  o.scaling = Scaling::from_ordering;
+  const Options o = matching_options();
   for (const auto& size : {std::pair<index_t, index_t>{2500, 1500}, {600, 300}}) {
     const index_t nvar = size.first, ncon = size.second;
     CAPTURE(nvar);
@@ -277,9 +282,7 @@ TEST_CASE("reanalyse: keep_compatible sums the kept re-analyses' excess and star
     double last = 0.0;
     for (index_t t = 0; t < 16; ++t) {
       const SymmetricMatrix a = generate_kkt_ipm(nvar, ncon, t, 5);
-      Inform ri;
-      ReuseKind kind = ReuseKind::none;
-      prev = detail::reanalyse_kind(prev, a.view(), o, ri, nullptr, &kind);
+      const ReuseKind kind = reanalyse_step(prev, a, o);
       const double excess = prev.symbolic().kept_excess_flops;
       CAPTURE(t);
       if (kind == ReuseKind::kept_order) {
