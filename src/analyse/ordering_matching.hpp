@@ -36,7 +36,7 @@ using OrderFn = Vector<index_t> (*)(const Graph& g, const index_t* vwgt);
 /// When the cheap plain order predicts at least cheap_flops_limit flops, both candidates take the thorough
 /// orders whatever they predict: the GPU factorization (which a factorization of that size gets) runs a
 /// launch per level of the assembly tree, and the cheap (minimum degree) orders' trees are far taller than
-/// nested dissection's (bench/NOTES.md: 1 ms -> 26 ms on linverse).
+/// nested dissection's, which costs small problems more than the cheap ordering saves (bench/NOTES.md).
 struct CandidateOrderings {
   CandidateOrderings(OrderFn thorough_order, OrderFn cheap_order = nullptr,  // NOLINT: implicit on purpose
                      double cheap_flops_limit_ = std::numeric_limits<double>::infinity())
