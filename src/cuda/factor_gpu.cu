@@ -527,6 +527,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   dRows.use_cache(gs->blocks);
   WorkspaceLease lease(*gs);
   FactorWorkspace& ws = *lease;
+  const auto h0_lease = clock::now();
   Stream& stream = ws.stream;
   const cudaStream_t st = stream.get();
   SideBlas& side_blas = ws.side_blas;
@@ -540,6 +541,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   DeviceBuffer<double>& dscale = ws.scale;
   dval.upload(val, static_cast<size_t>(sym.nnz_in), st);
   if (scale) dscale.upload(scale, static_cast<size_t>(sym.n), st);
+  const auto h0_values = clock::now();
 
   DeviceBuffer<double>&dF = ws.F, &dFprev = ws.Fprev, &dDlev = ws.Dlev, &dLt = ws.Lt, &dS = ws.S, &dW = ws.W,
   &dLines = ws.Lines;
@@ -571,7 +573,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     const SmallFrontPlan& h = sp->host;
     return 8.0 * (h.l_size + h.d_size + h.cb_size + h.work_size) + 4.0 * h.rows_size + sizeof(SmallResult) * double(sym.nsup);
   };
+  const auto h0_plans = clock::now();
   const bool preallocate = check_device_memory(sym, plan, l_guess, sp ? small_bytes() : 0.0);
+  const auto h0_memcheck = clock::now();
   const long long small_l = sp ? sp->host.l_size : 0, small_rows = sp ? sp->host.rows_size : 0,
                   small_d = sp ? sp->host.d_size : 0;
   dL.reserve_discard(static_cast<size_t>(l_guess + small_l));
@@ -1195,6 +1199,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   if (options.print_level >= 2) {
     std::fprintf(stderr, "ssids gpu factor: %lld window steps; device factor_window %.3f ms, apply_window %.3f ms, "
                  "commit_window %.3f ms\n", n_steps, 1e3 * t_win, 1e3 * t_apply, 1e3 * t_commit);
+    std::fprintf(stderr, "ssids gpu factor: setup: analysis and workspace %.3f ms, values upload %.3f ms, plans %.3f ms, "
+                 "memory check %.3f ms, reservations %.3f ms\n", 1e3 * secs(h0, h0_lease), 1e3 * secs(h0_lease, h0_values),
+                 1e3 * secs(h0_values, h0_plans), 1e3 * secs(h0_plans, h0_memcheck), 1e3 * secs(h0_memcheck, h1));
     std::fprintf(stderr, "ssids gpu factor: D and rows: copies %.3f ms, host tables %.3f ms; solve plan: gather map %.3f ms, "
                  "tasks %.3f ms, uploads %.3f ms, D and D^-1 upload %.3f ms\n", 1e3 * secs(h2, h2b), 1e3 * secs(h2b, h3),
                  1e3 * plan_times.gather, 1e3 * plan_times.tasks, 1e3 * plan_times.upload, 1e3 * t_diag_upload);
