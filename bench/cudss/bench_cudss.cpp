@@ -1,10 +1,11 @@
 // bench_cudss.cpp — ssids's GPU factorization and solve against NVIDIA cuDSS on the same matrices, in the same
 // process and on the same GPU, so that every comparison is a ratio measured side by side.
 //
-// Usage: bench_cudss [--repeat R] [--ordering matching|metis] [--json] SPEC...
+// Usage: bench_cudss [--repeat R] [--ordering matching|metis] [--presolve] [--json] SPEC...
 // SPEC: a Matrix Market file (plain or .gz) or a gen: spec (ssids::load_symmetric).
 // ssids: the program's defaults (matching ordering and its scaling; --ordering metis: METIS and no scaling),
-//   Backend::gpu. One analysis; the first factorization in the process is reported on its own ("first"), then
+//   Backend::gpu (--presolve: Options::presolve, the diagonal blocks inverted at factorization). One analysis;
+//   the first factorization in the process is reported on its own ("first"), then
 //   a warm-up and R timed factorizations (median of Inform::time_factor, wall clock of the whole call), then R
 //   timed solves with one right-hand side in host memory (median of Inform::time_solve). Backward error
 //   (ssids::scaled_backward_error) of one solve without refinement; inertia from Inform.
@@ -61,10 +62,11 @@ std::vector<double> rhs_of(const ssids::SymmetricMatrix& a) {
   return b;
 }
 
-Side run_ssids(const ssids::SymmetricMatrix& a, const std::vector<double>& b, int repeat, bool metis) {
+Side run_ssids(const ssids::SymmetricMatrix& a, const std::vector<double>& b, int repeat, bool metis, bool presolve) {
   Side r;
   ssids::Options o;
   o.backend = ssids::Backend::gpu;
+  o.presolve = presolve;
   if (!metis) {
     o.ordering = ssids::Ordering::matching;
     o.scaling = ssids::Scaling::from_ordering;
@@ -177,15 +179,16 @@ Side run_cudss(const ssids::SymmetricMatrix& a, const std::vector<double>& b, in
 
 int main(int argc, char** argv) {
   int repeat = 5;
-  bool metis = false, json = false;
+  bool metis = false, json = false, presolve = false;
   std::vector<std::string> specs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (a == "--ordering" && i + 1 < argc) metis = std::string(argv[++i]) == "metis";
     else if (a == "--json") json = true;
+    else if (a == "--presolve") presolve = true;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: bench_cudss [--repeat R] [--ordering matching|metis] [--json] SPEC...\n");
+      std::printf("usage: bench_cudss [--repeat R] [--ordering matching|metis] [--presolve] [--json] SPEC...\n");
       return 0;
     } else specs.push_back(a);
   }
@@ -196,8 +199,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!json) {
-    std::printf("# %s; ssids %s ordering; times in ms (median of %d); ratio = ssids / cuDSS\n", prop.name,
-                metis ? "METIS" : "matching", repeat);
+    std::printf("# %s; ssids %s ordering%s; times in ms (median of %d); ratio = ssids / cuDSS\n", prop.name,
+                metis ? "METIS" : "matching", presolve ? ", presolve" : "", repeat);
     std::printf("%-28s %8s | %8s %8s %8s %6s | %7s %7s %6s | %14s %14s | %8s %8s | %6s\n", "matrix", "n", "first",
                 "factor", "cuDSS", "ratio", "solve", "cuDSS", "ratio", "neg ssids", "neg cuDSS", "berr", "cuDSS",
                 "delays");
@@ -211,7 +214,7 @@ int main(int argc, char** argv) {
       ssids::SymmetricMatrix a = ssids::load_symmetric(spec);
       const std::vector<double> b = rhs_of(a);
       try {
-        us = run_ssids(a, b, repeat, metis);
+        us = run_ssids(a, b, repeat, metis, presolve);
       } catch (const std::exception& e) {
         us.error = e.what();
       }
