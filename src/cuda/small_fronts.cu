@@ -116,10 +116,28 @@ __global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs
 
 }  // namespace
 
+namespace {
+/// Multiprocessors of the current device (queried once).
+int multiprocessors() {
+  static const int count = [] {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+}  // namespace
+
 int small_fronts_threads(int m_cap, int nblocks) {
+  // A launch that leaves multiprocessors without a block (a level of few fronts, where one front's time is the
+  // level's) gets the most threads: a pivot's window update is spread over the warps column by column, and each
+  // warp's columns are a sequential chain, so more warps shorten every pivot. Fronts in the work area also
+  // below medium_level_max_fronts blocks.
+  if (nblocks <= multiprocessors()) return 512;
   if (m_cap <= small_front_max_rows) return m_cap <= 48 ? 64 : m_cap <= 96 ? 128 : 256;
-  // fronts in the work area: twice the threads while the launch leaves most multiprocessors idle (a level of a
-  // few such fronts, where one front's time is the level's), else as many blocks as possible side by side
   return nblocks <= medium_level_max_fronts ? 512 : 256;
 }
 
