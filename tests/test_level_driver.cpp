@@ -1,0 +1,233 @@
+// test_level_driver.cpp — the level driver of the GPU factorization (factor/level_driver.hpp) run with its
+// reference kernels (factor/level_kernels_reference.hpp: the CPU twins of the CUDA kernels) over real analyses,
+// without a device: every column eliminated, the CPU path's inertia on nonsingular matrices, a small backward error
+// of a solve with the factors, multipliers bounded by 1/u, and bitwise identical factors from run to run.
+// The reference's factors are not bitwise the CPU path's (multifrontal_cpu): the two block and search for pivots
+// differently (a-posteriori windows of 64 columns in blocks of 256 against the CPU's blocked threshold search), so
+// they may delay different columns and round differently; the checks are properties, not equality with the CPU.
+//
+// Suite "gpu" (skipped without a device): the CUDA driver's factors, with the small-front kernel off and the
+// tensor-core updates replaced by the update kernel whose twin gives the same bits, are bitwise the reference's.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "factor/factor_gpu.hpp"
+#include "factor/level_kernels_reference.hpp"
+#include "ssids/analyse.hpp"
+#include "ssids/error.hpp"
+#include "ssids/factor.hpp"
+#include "ssids/generate.hpp"
+#include "ssids/matrix_market.hpp"
+#include "support.hpp"
+#include "support_factor.hpp"
+#include "support_manifest.hpp"
+
+namespace {
+
+using ssids::detail::NumericFactors;
+using ssids::detail::gpu::factor_levels_reference;
+using ssids::detail::gpu::ReferenceRunStats;
+
+/// A matrix by spec: a shared matrix's file name (from $SSIDS_TEST_MATRICES) or a gen: spec. Empty (after a
+/// message) when a shared matrix is missing.
+bool load(const std::string& spec, ssids::SymmetricMatrix& a) {
+  if (spec.rfind("gen:", 0) == 0) {
+    a = ssids::load_symmetric(spec);
+    return true;
+  }
+  const std::string path = ssids_test::matrices_dir() + "/" + spec;
+  if (!std::ifstream(path).good()) {
+    MESSAGE("missing shared matrix " << path);
+    return false;
+  }
+  a = ssids::load_symmetric(path);
+  return true;
+}
+
+/// The reference driver's factors of `a` on analysis `an` with the scaling `scale` (may be null).
+ssids::Factors reference_factors(const ssids::Analysis& an, const ssids::SymmetricMatrix& a, const double* scale,
+                                 ssids::Mode mode, const ssids::Options& o, ssids::Inform& inform,
+                                 ReferenceRunStats* stats = nullptr) {
+  const ssids::detail::Symbolic& sym = an.symbolic();
+  auto nf = std::make_shared<NumericFactors>();
+  nf->symbolic = an.symbolic_ptr();
+  nf->mode = mode;
+  if (scale) nf->scale.assign(scale, scale + sym.n);
+  factor_levels_reference(sym, a.val.data(), scale, mode, o, *nf, inform, stats);
+  return ssids::Factors(nf);
+}
+
+/// First node whose factors differ bitwise (-1: none): pivots, rows, L and D.
+int first_difference(const ssids::Factors& x, const ssids::Factors& y) {
+  const NumericFactors& a = x.numeric();
+  const NumericFactors& b = y.numeric();
+  if (a.nodes.size() != b.nodes.size() || a.pivot_var != b.pivot_var) return 0;
+  for (std::size_t s = 0; s < a.nodes.size(); ++s) {
+    const auto& na = a.nodes[s];
+    const auto& nb = b.nodes[s];
+    if (na.nelim != nb.nelim || na.nrow != nb.nrow) return static_cast<int>(s);
+    const std::size_t len = static_cast<std::size_t>(na.nrow) * na.nelim;
+    if (len && std::memcmp(a.lblock(na), b.lblock(nb), len * sizeof(double)) != 0) return static_cast<int>(s);
+    if (!std::equal(a.rows.begin() + na.row_ptr, a.rows.begin() + na.row_ptr + na.nrow, b.rows.begin() + nb.row_ptr))
+      return static_cast<int>(s);
+  }
+  if (a.d.size() != b.d.size() || (a.d.size() && std::memcmp(a.d.data(), b.d.data(), a.d.size() * sizeof(double)) != 0))
+    return 0;
+  return -1;
+}
+
+struct Coverage {
+  long long delays = 0, two_by_two = 0, roots = 0;
+};
+
+/// The reference driver on `a` against the CPU path on the same analysis and scaling.
+void check_reference(const std::string& name, const ssids::SymmetricMatrix& a, const ssids::Options& o,
+                     ssids::Mode mode, Coverage& cov) {
+  INFO(name);
+  ssids::Inform ai, ci;
+  ssids::Analysis an = ssids::analyse(a.view(), o, ai);
+  ssids::Factors cpu = ssids::factor(an, a.val.data(), mode, o, ci);
+  const double* scale = cpu.numeric().scale.empty() ? nullptr : cpu.numeric().scale.data();
+  ssids::Inform ri, ri2;
+  ReferenceRunStats stats;
+  ssids::Factors ref = reference_factors(an, a, scale, mode, o, ri, &stats);
+  // every column eliminated (factor_levels_reference throws otherwise), node by node
+  long long eliminated = 0;
+  for (const auto& nd : ref.numeric().nodes) eliminated += nd.nelim;
+  CHECK(eliminated == a.n);
+  CHECK(stats.window_steps > 0);
+  // the CPU path's inertia (on nonsingular matrices: the inertia of A is unique)
+  CHECK(ci.num_zero == 0);
+  CHECK(ri.num_neg == ci.num_neg);
+  CHECK(ri.num_pos == ci.num_pos);
+  CHECK(ri.num_zero == 0);
+  if (mode == ssids::Mode::indefinite) {
+    const ssids_test::DCounts dc = ssids_test::count_from_d(ref);
+    CHECK(dc.neg == ri.num_neg);
+    CHECK(dc.two == ri.num_two);
+    CHECK(ssids_test::max_multiplier(ref) <= (1.0 / o.u) * (1 + 1e-12));
+  }
+  // backward error of one solve (no refinement), against the CPU path's on the same matrix
+  std::vector<double> b = ssids_test::make_rhs(a), x = b, xc = b;
+  ssids::Inform si;
+  ref.solve(ssids::SolveJob::full, 1, x.data(), a.n, si);
+  cpu.solve(ssids::SolveJob::full, 1, xc.data(), a.n, si);
+  const double berr = ssids::scaled_backward_error(a, x.data(), b.data(), 1, a.n);
+  const double berr_cpu = ssids::scaled_backward_error(a, xc.data(), b.data(), 1, a.n);
+  INFO("backward error " << berr << ", CPU path " << berr_cpu);
+  CHECK(berr < std::max(1e-14, 20 * berr_cpu));
+  // deterministic: a second run gives the same bits
+  ssids::Factors again = reference_factors(an, a, scale, mode, o, ri2);
+  CHECK(first_difference(ref, again) == -1);
+  CHECK(ssids_test::hash_factors(ref) == ssids_test::hash_factors(again));
+  MESSAGE(name << ": n " << a.n << ", delays " << ri.num_delay << " (CPU path " << ci.num_delay << "), 2x2 pivots "
+               << ri.num_two << " (CPU path " << ci.num_two << "), window steps " << stats.window_steps
+               << ", roots finished on the host " << stats.roots_finished << ", backward error " << berr
+               << " (CPU path " << berr_cpu << ")");
+  cov.delays += ri.num_delay;
+  cov.two_by_two += ri.num_two;
+  cov.roots += stats.roots_finished;
+}
+
+void check_reference(const std::string& spec, ssids::Mode mode, Coverage& cov) {
+  ssids::SymmetricMatrix a;
+  if (load(spec, a)) check_reference(spec, a, ssids::Options(), mode, cov);
+}
+
+/// A dense matrix whose only stable pivots are the 2x2 blocks (i, i + n/2): zero diagonal, ones at (i + n/2, i),
+/// tiny entries elsewhere. In the natural order every window of 64 candidates holds no pair, so a whole sweep of
+/// the root fails and the root is finished on the host.
+ssids::SymmetricMatrix far_partners(int n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int j = 0; j < n; ++j)
+    for (int i = j + 1; i < n; ++i) {
+      r.push_back(i);
+      c.push_back(j);
+      v.push_back(i == j + n / 2 ? 1.0 : 1e-6 * u(rng));
+    }
+  return ssids_test::from_triplets(n, r, c, v);
+}
+
+}  // namespace
+
+TEST_CASE("level driver with the reference kernels: shared KKT and saddle-point matrices with delays and 2x2 pivots") {
+  Coverage cov;
+  for (const char* spec : {"stokes64.mtx.gz", "hand_stress_delayed_pivots.mtx.gz", "mm_CONT-050_kkt.mtx.gz",
+                           "gen:kkt-qp:3000:1500", "gen:stokes:12"})
+    check_reference(spec, ssids::Mode::indefinite, cov);
+  ssids::Options natural;
+  natural.ordering = ssids::Ordering::natural;
+  check_reference("far 2x2 partners", far_partners(130, 31), natural, ssids::Mode::indefinite, cov);
+  // the cases this test is for were reached: delayed columns, 2x2 pivots, roots finished on the host
+  CHECK(cov.delays > 0);
+  CHECK(cov.two_by_two > 0);
+  CHECK(cov.roots > 0);
+}
+
+TEST_CASE("level driver with the reference kernels: positive definite mode - and a matrix that is not") {
+  Coverage cov;
+  check_reference("gen:laplace2d:30", ssids::Mode::posdef, cov);
+  check_reference("gen:laplace3d:7", ssids::Mode::posdef, cov);
+  ssids::SymmetricMatrix a = ssids::load_symmetric("gen:kkt-qp:400:300");
+  ssids::Options o;
+  ssids::Inform ai, ri;
+  ssids::Analysis an = ssids::analyse(a.view(), o, ai);
+  try {
+    reference_factors(an, a, nullptr, ssids::Mode::posdef, o, ri);
+    FAIL("an indefinite matrix factorized in posdef mode");
+  } catch (const ssids::Error& e) {
+    CHECK(e.code() == ssids::flag::not_posdef);
+    CHECK(std::string(e.what()).find("not positive definite") != std::string::npos);
+  }
+}
+
+TEST_SUITE("slow") {
+  // thousands of window steps (its roots delay most of their candidates several times): ~10 s per run of the twins
+  TEST_CASE("level driver with the reference kernels: an SQD matrix whose roots take thousands of window steps") {
+    Coverage cov;
+    check_reference("sqd_cvxqp1_m_2x2_it10.mtx.gz", ssids::Mode::indefinite, cov);
+  }
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("level driver: the CUDA kernels give the reference kernels' factors bitwise") {
+    if (!ssids_test::need_gpu()) return;
+    // the level loop alone (the small-front kernel has its own twin test), with the update kernel that has a
+    // bitwise twin instead of the tensor-core kernel
+    const bool small_was = ssids::detail::set_gpu_small_fronts(false);
+    const bool mma_was = ssids::detail::set_gpu_tensor_core_updates(false);
+    for (const char* spec : {"sqd_cvxqp1_m_2x2_it10.mtx.gz", "stokes64.mtx.gz", "hand_stress_delayed_pivots.mtx.gz",
+                             "gen:kkt-qp:3000:1500", "gen:laplace3d:12"})
+      for (ssids::Mode mode : {ssids::Mode::indefinite, ssids::Mode::posdef}) {
+        if (mode == ssids::Mode::posdef && std::string(spec) != "gen:laplace3d:12") continue;
+        INFO(spec);
+        ssids::SymmetricMatrix a;
+        if (!load(spec, a)) continue;
+        ssids::Options o;
+        o.backend = ssids::Backend::gpu;
+        ssids::Inform ai, gi, ri;
+        ssids::Analysis an = ssids::analyse(a.view(), o, ai);
+        ssids::Factors gpu = ssids::factor(an, a.val.data(), mode, o, gi);
+        REQUIRE(gpu.backend() == ssids::Backend::gpu);
+        const double* scale = gpu.numeric().scale.empty() ? nullptr : gpu.numeric().scale.data();
+        ssids::Factors ref = reference_factors(an, a, scale, mode, o, ri);
+        CHECK(first_difference(gpu, ref) == -1);
+        CHECK(gi.num_delay == ri.num_delay);
+        CHECK(gi.num_two == ri.num_two);
+        CHECK(gi.num_neg == ri.num_neg);
+      }
+    ssids::detail::set_gpu_tensor_core_updates(mma_was);
+    ssids::detail::set_gpu_small_fronts(small_was);
+  }
+}
