@@ -7,6 +7,7 @@
 // With the tensor-core updates on (the default), the CUDA set's updates round differently (and plain cublasDgemm
 // pieces of big fronts are cuBLAS's): the factors then agree to rounding only.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -32,7 +33,6 @@ namespace gpu {
 template <class T>
 class HostBuffer {
  public:
-  struct NoQueue {};
   HostBuffer() = default;
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
@@ -103,10 +103,17 @@ struct ReferenceLevelKernels {
   void to_device(T* d, const T* h, std::size_t n, const char*) { std::copy(h, h + n, d); }
   void zero(double* d, std::size_t n, const char*) { std::fill(d, d + n, 0.0); }
   void block_to_host_now(double* h, int ldh, const double* d, int ldd, int rows, int cols, const char*) {
-    for (int j = 0; j < cols; ++j) std::copy(d + static_cast<long long>(j) * ldd, d + static_cast<long long>(j) * ldd + rows, h + static_cast<long long>(j) * ldh);
+    copy_block(h, ldh, d, ldd, rows, cols);
   }
   void block_to_device(double* d, int ldd, const double* h, int ldh, int rows, int cols, const char*) {
-    for (int j = 0; j < cols; ++j) std::copy(h + static_cast<long long>(j) * ldh, h + static_cast<long long>(j) * ldh + rows, d + static_cast<long long>(j) * ldd);
+    copy_block(d, ldd, h, ldh, rows, cols);
+  }
+
+  static void copy_block(double* to, int ldt, const double* from, int ldf, int rows, int cols) {
+    for (int j = 0; j < cols; ++j) {
+      const double* col = from + static_cast<long long>(j) * ldf;
+      std::copy(col, col + rows, to + static_cast<long long>(j) * ldt);
+    }
   }
 
   // ---- the kernels: their twins
