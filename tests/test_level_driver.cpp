@@ -6,8 +6,9 @@
 // differently (a-posteriori windows of 64 columns in blocks of 256 against the CPU's blocked threshold search), so
 // they may delay different columns and round differently; the checks are properties, not equality with the CPU.
 //
-// Suite "gpu" (skipped without a device): the CUDA driver's factors, with the small-front kernel off and the
-// tensor-core updates replaced by the update kernel whose twin gives the same bits, are bitwise the reference's.
+// Suite "gpu" (skipped without a device): the CUDA driver's factors, with the tensor-core updates replaced by the
+// update kernel whose twin gives the same bits, are bitwise the reference's, with the small-front kernel off (every
+// node in the level loop) and on (its twin runs before the reference's level loop).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include "support.hpp"
 #include "support_factor.hpp"
 #include "support_manifest.hpp"
+#include "support_small.hpp"
 
 namespace {
 
@@ -52,16 +54,23 @@ bool load(const std::string& spec, ssids::SymmetricMatrix& a) {
   return true;
 }
 
-/// The reference driver's factors of `a` on analysis `an` with the scaling `scale` (may be null).
+/// The reference driver's factors of `a` on analysis `an` with the scaling `scale` (may be null). small_phase: the
+/// small-front phase's twin runs first (tests/support_small.hpp) and the level loop takes the other nodes.
 ssids::Factors reference_factors(const ssids::Analysis& an, const ssids::SymmetricMatrix& a, const double* scale,
-                                 ssids::Mode mode, const ssids::Options& o, ssids::Inform& inform,
+                                 ssids::Mode mode, const ssids::Options& o, bool small_phase, ssids::Inform& inform,
                                  ReferenceRunStats* stats = nullptr) {
   const ssids::detail::Symbolic& sym = an.symbolic();
   auto nf = std::make_shared<NumericFactors>();
   nf->symbolic = an.symbolic_ptr();
   nf->mode = mode;
   if (scale) nf->scale.assign(scale, scale + sym.n);
-  factor_levels_reference(sym, a.val.data(), scale, mode, o, *nf, inform, stats);
+  ssids_test::SmallPhase ph;
+  ssids::detail::gpu::SmallPhaseOutput small;
+  if (small_phase) {
+    ph = ssids_test::run_small_phase_twin(sym, a.val.data(), scale, mode, o);
+    small = {&ph.plan, ph.res.data(), ph.l.data(), ph.rows.data(), ph.d.data(), ph.cb.data()};
+  }
+  factor_levels_reference(sym, a.val.data(), scale, mode, o, *nf, inform, stats, small_phase ? &small : nullptr);
   return ssids::Factors(nf);
 }
 
@@ -86,29 +95,34 @@ int first_difference(const ssids::Factors& x, const ssids::Factors& y) {
 
 struct Coverage {
   long long delays = 0, two_by_two = 0, roots = 0;
+  long long small_nodes = 0, level_nodes = 0;  ///< with the small phase first: nodes it took, nodes left to the loop
 };
 
 /// The reference driver on `a` against the CPU path on the same analysis and scaling.
+/// nonsingular: compare the inertia with the CPU path's (numerically singular matrices have a pivot whose sign
+/// is rounding).
 void check_reference(const std::string& name, const ssids::SymmetricMatrix& a, const ssids::Options& o,
-                     ssids::Mode mode, Coverage& cov) {
-  INFO(name);
+                     ssids::Mode mode, bool small_phase, bool nonsingular, Coverage& cov) {
+  INFO(name << (small_phase ? ", after the small-front phase" : ""));
   ssids::Inform ai, ci;
   ssids::Analysis an = ssids::analyse(a.view(), o, ai);
   ssids::Factors cpu = ssids::factor(an, a.val.data(), mode, o, ci);
   const double* scale = cpu.numeric().scale.empty() ? nullptr : cpu.numeric().scale.data();
   ssids::Inform ri, ri2;
   ReferenceRunStats stats;
-  ssids::Factors ref = reference_factors(an, a, scale, mode, o, ri, &stats);
+  ssids::Factors ref = reference_factors(an, a, scale, mode, o, small_phase, ri, &stats);
   // every column eliminated (factor_levels_reference throws otherwise), node by node
   long long eliminated = 0;
   for (const auto& nd : ref.numeric().nodes) eliminated += nd.nelim;
   CHECK(eliminated == a.n);
-  CHECK(stats.window_steps > 0);
+  CHECK((stats.window_steps > 0 || stats.small_nodes == an.symbolic().nsup));
   // the CPU path's inertia (on nonsingular matrices: the inertia of A is unique)
-  CHECK(ci.num_zero == 0);
-  CHECK(ri.num_neg == ci.num_neg);
-  CHECK(ri.num_pos == ci.num_pos);
-  CHECK(ri.num_zero == 0);
+  if (nonsingular) {
+    CHECK(ci.num_zero == 0);
+    CHECK(ri.num_neg == ci.num_neg);
+    CHECK(ri.num_pos == ci.num_pos);
+    CHECK(ri.num_zero == 0);
+  }
   if (mode == ssids::Mode::indefinite) {
     const ssids_test::DCounts dc = ssids_test::count_from_d(ref);
     CHECK(dc.neg == ri.num_neg);
@@ -118,20 +132,28 @@ void check_reference(const std::string& name, const ssids::SymmetricMatrix& a, c
   // backward error of one solve (no refinement), against the CPU path's on the same matrix
   const double berr = ssids_test::check_backward_error_against(a, ref, cpu);
   // deterministic: a second run gives the same bits
-  ssids::Factors again = reference_factors(an, a, scale, mode, o, ri2);
+  ssids::Factors again = reference_factors(an, a, scale, mode, o, small_phase, ri2);
   CHECK(first_difference(ref, again) == -1);
   CHECK(ssids_test::hash_factors(ref) == ssids_test::hash_factors(again));
-  MESSAGE(name << ": n " << a.n << ", delays " << ri.num_delay << " (CPU path " << ci.num_delay << "), 2x2 pivots "
+  MESSAGE(name << (small_phase ? " (small phase first: " + std::to_string(stats.small_nodes) + " nodes)" : "") << ": n " << a.n << ", delays " << ri.num_delay << " (CPU path " << ci.num_delay << "), 2x2 pivots "
                << ri.num_two << " (CPU path " << ci.num_two << "), window steps " << stats.window_steps
                << ", roots finished on the host " << stats.roots_finished << ", backward error " << berr);
   cov.delays += ri.num_delay;
   cov.two_by_two += ri.num_two;
   cov.roots += stats.roots_finished;
+  cov.small_nodes += stats.small_nodes;
+  cov.level_nodes += small_phase ? an.symbolic().nsup - stats.small_nodes : 0;
 }
 
-void check_reference(const std::string& spec, ssids::Mode mode, Coverage& cov) {
+/// spec: a shared matrix's file name or a gen: spec (nonsingular); shared matrices marked singular in the MANIFEST
+/// skip the inertia comparison.
+void check_reference(const std::string& spec, ssids::Mode mode, Coverage& cov, bool small_phase = false) {
   ssids::SymmetricMatrix a;
-  if (load(spec, a)) check_reference(spec, a, ssids::Options(), mode, cov);
+  if (!load(spec, a)) return;
+  const auto manifest = ssids_test::read_manifest(ssids_test::matrices_dir());
+  const auto it = manifest.find(spec);
+  const bool singular = ssids_test::marked_singular(spec, it == manifest.end() ? nullptr : &it->second);
+  check_reference(spec, a, ssids::Options(), mode, small_phase, !singular, cov);
 }
 
 /// A dense matrix whose only stable pivots are the 2x2 blocks (i, i + n/2): zero diagonal, ones at (i + n/2, i),
@@ -160,11 +182,21 @@ TEST_CASE("level driver with the reference kernels: shared KKT and saddle-point 
     check_reference(spec, ssids::Mode::indefinite, cov);
   ssids::Options natural;
   natural.ordering = ssids::Ordering::natural;
-  check_reference("far 2x2 partners", far_partners(130, 31), natural, ssids::Mode::indefinite, cov);
+  check_reference("far 2x2 partners", far_partners(130, 31), natural, ssids::Mode::indefinite, false, true, cov);
   // the cases this test is for were reached: delayed columns, 2x2 pivots, roots finished on the host
   CHECK(cov.delays > 0);
   CHECK(cov.two_by_two > 0);
   CHECK(cov.roots > 0);
+}
+
+TEST_CASE("level driver with the reference kernels: after the small-front phase - children's blocks from its pool") {
+  Coverage cov;
+  for (const char* spec : {"stokes64.mtx.gz", "mm_CONT-050_kkt.mtx.gz", "gen:kkt-qp:3000:1500", "gen:laplace3d:14"})
+    check_reference(spec, ssids::Mode::indefinite, cov, true);
+  check_reference("gen:laplace3d:14", ssids::Mode::posdef, cov, true);
+  // both phases took nodes (parents in the level loop assembled children from the pool)
+  CHECK(cov.small_nodes > 0);
+  CHECK(cov.level_nodes > 0);
 }
 
 TEST_CASE("level driver with the reference kernels: positive definite mode - and a matrix that is not") {
@@ -176,7 +208,7 @@ TEST_CASE("level driver with the reference kernels: positive definite mode - and
   ssids::Inform ai, ri;
   ssids::Analysis an = ssids::analyse(a.view(), o, ai);
   try {
-    reference_factors(an, a, nullptr, ssids::Mode::posdef, o, ri);
+    reference_factors(an, a, nullptr, ssids::Mode::posdef, o, false, ri);
     FAIL("an indefinite matrix factorized in posdef mode");
   } catch (const ssids::Error& e) {
     CHECK(e.code() == ssids::flag::not_posdef);
@@ -193,32 +225,36 @@ TEST_SUITE("slow") {
 }
 
 TEST_SUITE("gpu") {
-  TEST_CASE("level driver: the CUDA kernels give the reference kernels' factors bitwise") {
+  TEST_CASE("level driver: the CUDA kernels give the reference kernels' factors bitwise - with and without small fronts") {
     if (!ssids_test::need_gpu()) return;
-    // the level loop alone (the small-front kernel has its own twin test), with the update kernel that has a
-    // bitwise twin instead of the tensor-core kernel
-    const bool small_was = ssids::detail::set_gpu_small_fronts(false);
+    // the update kernel that has a bitwise twin instead of the tensor-core kernel; the small-front kernel's twin
+    // is bitwise too (test_small_fronts, test_gpu_factor)
+    const bool small_was = ssids::detail::set_gpu_small_fronts(true);
     const bool mma_was = ssids::detail::set_gpu_tensor_core_updates(false);
-    for (const char* spec : {"sqd_cvxqp1_m_2x2_it10.mtx.gz", "stokes64.mtx.gz", "hand_stress_delayed_pivots.mtx.gz",
-                             "gen:kkt-qp:3000:1500", "gen:laplace3d:12"})
-      for (ssids::Mode mode : {ssids::Mode::indefinite, ssids::Mode::posdef}) {
-        if (mode == ssids::Mode::posdef && std::string(spec) != "gen:laplace3d:12") continue;
-        INFO(spec);
-        ssids::SymmetricMatrix a;
-        if (!load(spec, a)) continue;
-        ssids::Options o;
-        o.backend = ssids::Backend::gpu;
-        ssids::Inform ai, gi, ri;
-        ssids::Analysis an = ssids::analyse(a.view(), o, ai);
-        ssids::Factors gpu = ssids::factor(an, a.val.data(), mode, o, gi);
-        REQUIRE(gpu.backend() == ssids::Backend::gpu);
-        const double* scale = gpu.numeric().scale.empty() ? nullptr : gpu.numeric().scale.data();
-        ssids::Factors ref = reference_factors(an, a, scale, mode, o, ri);
-        CHECK(first_difference(gpu, ref) == -1);
-        CHECK(gi.num_delay == ri.num_delay);
-        CHECK(gi.num_two == ri.num_two);
-        CHECK(gi.num_neg == ri.num_neg);
-      }
+    for (bool small_phase : {false, true}) {
+      ssids::detail::set_gpu_small_fronts(small_phase);
+      for (const char* spec : {"stokes64.mtx.gz", "hand_stress_delayed_pivots.mtx.gz", "mm_CONT-050_kkt.mtx.gz",
+                               "gen:kkt-qp:3000:1500", "gen:laplace3d:12"})
+        for (ssids::Mode mode : {ssids::Mode::indefinite, ssids::Mode::posdef}) {
+          if (mode == ssids::Mode::posdef && std::string(spec) != "gen:laplace3d:12") continue;
+          INFO(spec << (small_phase ? ", small fronts on" : ", small fronts off")
+                    << (mode == ssids::Mode::posdef ? ", posdef" : ""));
+          ssids::SymmetricMatrix a;
+          if (!load(spec, a)) continue;
+          ssids::Options o;
+          o.backend = ssids::Backend::gpu;
+          ssids::Inform ai, gi, ri;
+          ssids::Analysis an = ssids::analyse(a.view(), o, ai);  // a new analysis: the small plan learns afresh
+          ssids::Factors gpu = ssids::factor(an, a.val.data(), mode, o, gi);
+          REQUIRE(gpu.backend() == ssids::Backend::gpu);
+          const double* scale = gpu.numeric().scale.empty() ? nullptr : gpu.numeric().scale.data();
+          ssids::Factors ref = reference_factors(an, a, scale, mode, o, small_phase, ri);
+          CHECK(first_difference(gpu, ref) == -1);
+          CHECK(gi.num_delay == ri.num_delay);
+          CHECK(gi.num_two == ri.num_two);
+          CHECK(gi.num_neg == ri.num_neg);
+        }
+    }
     ssids::detail::set_gpu_tensor_core_updates(mma_was);
     ssids::detail::set_gpu_small_fronts(small_was);
   }

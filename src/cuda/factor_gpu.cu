@@ -438,23 +438,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
         if (small_runs < 6) continue;
         throw Error(flag::unknown, "internal error: the small-front phase kept deferring nodes");
       }
-      for (index_t s = 0; s < sym.nsup; ++s) {
-        if (!pl.small[s] || hres[s].state != small_done) continue;
-        const SmallResult& r = hres[s];
-        const SmallSlot& sl = pl.slots[s];
-        NodeInfo& ni = info[s];
-        ni.m = r.m;
-        ni.p = r.p;
-        ni.ndelay = r.p - sym.ncol(s);
-        ni.nelim = r.nelim;
-        ni.l_off = sl.l_off;
-        ni.rows_off = sl.rows_off;
-        ni.d_off = sl.d_off;
-        ni.front_off = sl.cb_off;  // its contribution block, in dCbPool
-        ni.front_ld = r.m - r.nelim;
-        by_small[s] = 1;
-        ++small_nodes;
-      }
+      small_nodes += take_small_results(sym, pl, hres.data(), info, by_small);
       l_used = pl.l_size;
       rows_used = pl.rows_size;
       d_used = pl.d_size;

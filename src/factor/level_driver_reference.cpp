@@ -15,7 +15,8 @@ namespace gpu {
 template class LevelDriver<ReferenceLevelKernels>;
 
 void factor_levels_reference(const Symbolic& sym, const double* val, const double* scale, Mode mode,
-                             const Options& options, NumericFactors& out, Inform& inform, ReferenceRunStats* stats) {
+                             const Options& options, NumericFactors& out, Inform& inform, ReferenceRunStats* stats,
+                             const SmallPhaseOutput* small) {
   const bool posdef = mode == Mode::posdef;
   // the analysis' maps in the layout the kernels read (as factor_gpu.cu uploads them)
   Vector<long long> rptr(sym.rptr.begin(), sym.rptr.end()), tptr, srcs;
@@ -44,11 +45,26 @@ void factor_levels_reference(const Symbolic& sym, const double* val, const doubl
   HostBuffer<int> rows;
   Vector<GpuNodeInfo> info(static_cast<size_t>(sym.nsup));
   LevelStores<ReferenceLevelKernels> stores{L, rows, D, info};
+  Vector<unsigned char> by_small(static_cast<size_t>(sym.nsup), 0);
+  long long small_nodes = 0;
+  if (small) {  // the small phase's nodes and stores, as factor_multifrontal_gpu continues after it
+    const SmallFrontPlan& pl = *small->plan;
+    small_nodes = take_small_results(sym, pl, small->res, info, by_small);
+    L.upload(small->l, static_cast<size_t>(pl.l_size), k.main);
+    rows.upload(small->rows, static_cast<size_t>(pl.rows_size), k.main);
+    D.upload(small->d, static_cast<size_t>(pl.d_size), k.main);
+    stores.l_used = pl.l_size;
+    stores.rows_used = pl.rows_size;
+    stores.d_used = pl.d_size;
+    in.cb_pool = small->cb_pool;
+  }
+  in.by_small = by_small.data();
   LevelDriver<ReferenceLevelKernels> driver(k, &sym, in, work, stores);
   driver.run();
   if (stats) {
     stats->window_steps = driver.times.steps;
     stats->roots_finished = driver.roots_finished;
+    stats->small_nodes = small_nodes;
   }
 
   out.n = sym.n;

@@ -19,6 +19,7 @@
 #include "factor/gpu_twins.hpp"
 #include "factor/level_driver.hpp"
 #include "factor/numeric.hpp"
+#include "factor/small_front_plan.hpp"
 #include "ssids/inform.hpp"
 #include "ssids/memory.hpp"
 #include "ssids/options.hpp"
@@ -174,19 +175,34 @@ struct ReferenceLevelKernels {
   }
 };
 
-/// The level driver with the reference kernels over a whole analysis (every node in the level loop; the
-/// small-front phase is not run): the GPU factorization's algorithm on the host. Fills `out` (host layout, L
-/// per node; posdef: L D^{1/2}, as the GPU path leaves it) and the factor counts of `inform`, as
-/// factor_multifrontal_gpu does. Throws Error(not_posdef) in posdef mode. For tests and for comparing the CUDA
-/// driver with its reference; not a production path (the twins run one thread).
-/// stats (optional): the level loop's window steps and the roots finished on the host.
+/// The small-front phase's output when it ran before the level loop (its CPU twin: twin_small_fronts with the
+/// plan's launches, as tests/support_small.hpp runs it): the plan, the results by node, and the host arrays it
+/// filled (factor stores of the plan's l_size, rows_size and d_size; the contribution-block pool).
+struct SmallPhaseOutput {
+  const SmallFrontPlan* plan = nullptr;
+  const SmallResult* res = nullptr;
+  const double* l = nullptr;
+  const int* rows = nullptr;
+  const double* d = nullptr;
+  const double* cb_pool = nullptr;
+};
+
+/// What the reference run did: the level loop's window steps and the roots finished on the host.
 struct ReferenceRunStats {
   long long window_steps = 0;
   int roots_finished = 0;
+  long long small_nodes = 0;  ///< nodes taken from the small phase
 };
+
+/// The level driver with the reference kernels over a whole analysis: the GPU factorization's algorithm on the
+/// host. small (optional): the small phase's output, whose finished nodes the level loop takes as the CUDA path
+/// does (their contribution blocks from the pool); without it every node goes through the level loop. Fills `out`
+/// (host layout, L per node; posdef: L D^{1/2}, as the GPU path leaves it) and the factor counts of `inform`, as
+/// factor_multifrontal_gpu does. Throws Error(not_posdef) in posdef mode. For tests and for comparing the CUDA
+/// driver with its reference; not a production path (the twins run on one thread).
 void factor_levels_reference(const Symbolic& sym, const double* val, const double* scale, Mode mode,
                              const Options& options, NumericFactors& out, Inform& inform,
-                             ReferenceRunStats* stats = nullptr);
+                             ReferenceRunStats* stats = nullptr, const SmallPhaseOutput* small = nullptr);
 
 }  // namespace gpu
 }  // namespace detail
