@@ -6,9 +6,10 @@
 // scaling). First the small fronts at the bottom of the tree are factorized by the small-front kernel, one
 // launch per level, with one wait for their results (cuda/small_fronts.cu); the level loop then takes the
 // other fronts: the level driver (factor/level_driver.hpp) with the CUDA kernel set (cuda/level_kernels_cuda.cuh),
-// the same driver that CI runs with the kernels' CPU twins. Fronts of a level share one buffer; contribution blocks of a level go to one of two buffers
-// that swap roles between levels (the small fronts' stay in the kernel's pool). L, D and the row lists stay
-// on the device until the end, when D and the rows are copied into the host layout shared with the CPU path.
+// the same driver that CI runs with the kernels' CPU twins. Fronts of a level share one buffer; contribution
+// blocks of a level go to one of two buffers that swap roles between levels (the small fronts' stay in the
+// kernel's pool). L, D and the row lists stay on the device until the end, when D and the rows are copied into
+// the host layout shared with the CPU path.
 // Host<->device traffic in the level loop is limited to the pivoting outcome: the number of pivots each
 // window accepted (one small copy per dense step) — plus, in the rare case that pivots still fail at a root,
 // that root's remaining block, which is finished on the host with a full search.
