@@ -288,60 +288,82 @@ void fetch(const DeviceBuffer<T>& b, std::vector<T>& v) {
 }
 #endif
 
-/// Runs the driver's dense stages on level h with kernel set K and leaves the factorized fronts, variables and D
-/// in h. prepared: the contribution updates are prepared during the first window step (the driver's path with
-/// preallocated buffers). In posdef mode, a front whose pivot is not positive stops (posdef_fail); the driver
-/// would then throw, so the stages after the window loop run only when no front stopped.
+/// The driver's dense stages on a level with kernel set K: the level is uploaded to the driver's buffers, step()
+/// runs one window step (false when the window loop is over), finish() runs the stages after the loop and leaves
+/// the factorized fronts, variables and D in the level. prepared: the contribution updates are prepared during the
+/// first window step (the driver's path with preallocated buffers). In posdef mode, a front whose pivot is not
+/// positive stops (posdef_fail); the driver would then throw, so the stages after the window loop run only when
+/// no front stopped.
 template <class K>
-DenseRun run_dense(K& k, Level& h, const DenseParams& prm, bool prepared) {
-  const int nf = static_cast<int>(h.fronts.size());
-  LevelInputs in;
-  in.prm = prm;
-  in.cpu_block_size = 32;
-  in.preallocate = prepared;
-  LevelWork<K> w;
-  typename K::template Buffer<double> lstore, dstore;
-  typename K::template Buffer<int> rows;
-  ssids::Vector<GpuNodeInfo> info(nf);
-  LevelStores<K> stores{lstore, rows, dstore, info};
-  const ssids::Vector<FrontDesc> fronts(h.fronts.begin(), h.fronts.end());
-  w.F.upload(h.f.data(), h.f.size(), k.main);
-  w.Vars.upload(h.vars.data(), h.vars.size(), k.main);
-  w.Dlev.upload(h.d.data(), h.d.size(), k.main);
-  w.Fronts.upload(fronts.data(), fronts.size(), k.main);
-  LevelDriver<K> drv(k, nullptr, in, w, stores);
-  drv.set_level(fronts);
-  drv.dense_phase();
-  DenseRun out;
-  out.steps = drv.times.steps;
-  out.posdef_fail.assign(drv.not_posdef_var.begin(), drv.not_posdef_var.end());
-  const bool stopped = std::any_of(out.posdef_fail.begin(), out.posdef_fail.end(), [](int v) { return v >= 0; });
-  out.root_fallback.assign(nf, 0);
-  for (int f = 0; f < nf; ++f)
-    out.root_fallback[f] = h.fronts[f].m == h.fronts[f].p && drv.kk[f] < h.fronts[f].p && out.posdef_fail[f] < 0;
-  out.nelim.assign(drv.kk.begin(), drv.kk.end());
-  if (!stopped) {
-    drv.finish_roots();
-    drv.contribution_updates();
-    drv.copy_out();
-    for (int f = 0; f < nf; ++f) out.nelim[f] = info[f].nelim;
+class DenseLevelRun {
+ public:
+  template <class T>
+  using Buf = typename K::template Buffer<T>;
+  DenseLevelRun(K& k, const Level& h, const DenseParams& prm, bool prepared)
+      : k_(k), fronts_(h.fronts.begin(), h.fronts.end()), info_(h.fronts.size()),
+        stores_{lstore_, rows_, dstore_, info_}, drv_(k, nullptr, in_, w_, stores_) {
+    in_.prm = prm;
+    in_.cpu_block_size = 32;
+    in_.preallocate = prepared;
+    w_.F.upload(h.f.data(), h.f.size(), k.main);
+    w_.Vars.upload(h.vars.data(), h.vars.size(), k.main);
+    w_.Dlev.upload(h.d.data(), h.d.size(), k.main);
+    w_.Fronts.upload(fronts_.data(), fronts_.size(), k.main);
+    drv_.set_level(fronts_);
+    drv_.begin_dense_phase();
   }
-  k.sync();
-  fetch(w.F, h.f);
-  fetch(w.Vars, h.vars);
-  fetch(w.Dlev, h.d);
-  out.lstore.resize(static_cast<std::size_t>(stores.l_used));
-  out.rows.resize(static_cast<std::size_t>(stores.rows_used));
-  out.dstore.resize(static_cast<std::size_t>(stores.d_used));
-  fetch(lstore, out.lstore);
-  fetch(rows, out.rows);
-  fetch(dstore, out.dstore);
-  return out;
-}
+  bool step() { return drv_.dense_step(); }
+  /// The level's fronts, variables and D as they are now.
+  void state(Level& h) {
+    k_.sync();
+    fetch(w_.F, h.f);
+    fetch(w_.Vars, h.vars);
+    fetch(w_.Dlev, h.d);
+  }
+  DenseRun finish(Level& h) {
+    const int nf = static_cast<int>(fronts_.size());
+    DenseRun out;
+    out.steps = drv_.times.steps;
+    out.posdef_fail.assign(drv_.not_posdef_var.begin(), drv_.not_posdef_var.end());
+    const bool stopped = std::any_of(out.posdef_fail.begin(), out.posdef_fail.end(), [](int v) { return v >= 0; });
+    out.root_fallback.assign(nf, 0);
+    for (int f = 0; f < nf; ++f)
+      out.root_fallback[f] = fronts_[f].m == fronts_[f].p && drv_.kk[f] < fronts_[f].p && out.posdef_fail[f] < 0;
+    out.nelim.assign(drv_.kk.begin(), drv_.kk.end());
+    if (!stopped) {
+      drv_.finish_roots();
+      drv_.contribution_updates();
+      drv_.copy_out();
+      for (int f = 0; f < nf; ++f) out.nelim[f] = info_[f].nelim;
+    }
+    state(h);
+    out.lstore.resize(static_cast<std::size_t>(stores_.l_used));
+    out.rows.resize(static_cast<std::size_t>(stores_.rows_used));
+    out.dstore.resize(static_cast<std::size_t>(stores_.d_used));
+    fetch(lstore_, out.lstore);
+    fetch(rows_, out.rows);
+    fetch(dstore_, out.dstore);
+    return out;
+  }
+
+ private:
+  K& k_;
+  LevelInputs in_;
+  LevelWork<K> w_;
+  Buf<double> lstore_, dstore_;
+  Buf<int> rows_;
+  ssids::Vector<FrontDesc> fronts_;
+  ssids::Vector<GpuNodeInfo> info_;
+  LevelStores<K> stores_;
+  LevelDriver<K> drv_;
+};
 
 DenseRun run_dense_reference(Level& h, const DenseParams& prm, bool prepared = false) {
   ReferenceLevelKernels k;
-  return run_dense(k, h, prm, prepared);
+  DenseLevelRun<ReferenceLevelKernels> run(k, h, prm, prepared);
+  while (run.step()) {
+  }
+  return run.finish(h);
 }
 
 /// Fronts of one level: sizes straddling the warp (32), window (64), apply block (128) and tile boundaries.
@@ -679,7 +701,7 @@ AssemblyLevel make_assembly_level(std::uint64_t seed, int ld_pad = 0) {
 #ifdef SSIDS_TEST_HAVE_CUDA
 /// Bitwise comparison of a CUDA result with the reference's.
 template <class T>
-void same_bits(const std::string& what, const std::vector<T>& gpu, const std::vector<T>& ref) {
+bool same_bits(const std::string& what, const std::vector<T>& gpu, const std::vector<T>& ref) {
   INFO(what);
   REQUIRE(gpu.size() == ref.size());
   std::size_t ndiff = 0, first = 0;
@@ -687,11 +709,12 @@ void same_bits(const std::string& what, const std::vector<T>& gpu, const std::ve
     if (std::memcmp(&gpu[i], &ref[i], sizeof(T)) != 0 && ndiff++ == 0) first = i;
   CHECK_MESSAGE(ndiff == 0, ndiff << " of " << gpu.size() << " entries differ, first at " << first << " (gpu "
                                   << +gpu[first] << ", reference " << +ref[first] << ")");
+  return ndiff == 0;
 }
 
-/// The driver's dense stages with the CUDA kernels and with the reference kernels on the same level: bitwise the
-/// same fronts, variables, D, pivot counts and copied-out factors (the tensor-core updates off: the update kernel's
-/// twin gives its bits).
+/// The driver's dense stages with the CUDA kernels and with the reference kernels on the same level, step by step:
+/// bitwise the same fronts, variables and D after every window step, then the same pivot counts and copied-out
+/// factors (the tensor-core updates off: the update kernel's twin gives its bits).
 void dense_level_on_gpu(const std::vector<Spec>& specs, Kind kind, DenseParams prm, std::uint64_t seed) {
   std::ostringstream ctx;
   ctx << kind_name(kind) << " u=" << prm.u << (prm.posdef ? " posdef" : "") << " seed=" << seed << " fronts";
@@ -700,15 +723,32 @@ void dense_level_on_gpu(const std::vector<Spec>& specs, Kind kind, DenseParams p
   const bool prepared = seed % 2 == 0;
   Level hg = make_level(specs, kind, seed), hr = hg;
   const bool was = set_gpu_tensor_core_updates(false);
-  DenseRun rg;
+  DenseRun rg, rr;
   {
     SideBlas side;
-    CudaLevelKernels k;
-    k.side = &side;
-    rg = run_dense(k, hg, prm, prepared);
+    CudaLevelKernels kg;
+    kg.side = &side;
+    ReferenceLevelKernels kr;
+    DenseLevelRun<CudaLevelKernels> g(kg, hg, prm, prepared);
+    DenseLevelRun<ReferenceLevelKernels> r(kr, hr, prm, prepared);
+    for (int step = 1;; ++step) {
+      const bool more_g = g.step(), more_r = r.step();
+      REQUIRE(more_g == more_r);
+      if (!more_g) break;
+      INFO("after window step " << step);
+      g.state(hg);
+      r.state(hr);
+      const bool same = same_bits("fronts", hg.f, hr.f) & same_bits("variables", hg.vars, hr.vars) &
+                        same_bits("D", hg.d, hr.d);
+      if (!same) {  // the first step that differs is the one to look at
+        set_gpu_tensor_core_updates(was);
+        return;
+      }
+    }
+    rg = g.finish(hg);
+    rr = r.finish(hr);
   }
   set_gpu_tensor_core_updates(was);
-  DenseRun rr = run_dense_reference(hr, prm, prepared);
   CHECK(rg.steps == rr.steps);
   same_bits("pivots accepted", rg.nelim, rr.nelim);
   same_bits("posdef failures", rg.posdef_fail, rr.posdef_fail);

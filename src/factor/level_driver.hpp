@@ -287,6 +287,13 @@ class LevelDriver {
   /// instead of max_window).
   /// Posdef mode: a front whose pivot is not positive stops (not_posdef_var[f] is its variable, else -1).
   void dense_phase() {
+    begin_dense_phase();
+    while (dense_step()) {
+    }
+  }
+
+  /// The window loop's state for the level's fronts (every front with candidates active).
+  void begin_dense_phase() {
     const index_t nf = nf_;
     kk.assign(nf, 0);
     ss.assign(nf, 0);
@@ -298,37 +305,41 @@ class LevelDriver {
     first_not_posdef_ = -1;
     for (index_t f = 0; f < nf; ++f) active_[f] = fronts[f].p > 0;
     cb_ready_ = false;
-    for (;;) {
-      wins_.clear();
-      long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0, line_size = 0;
-      for (index_t f = 0; f < nf; ++f) {
-        if (!active_[f]) continue;
-        if (kk[f] + ss[f] >= block_end_[f]) {  // a new block of candidates
-          block_end_[f] = std::min(fronts[f].p, kk[f] + ss[f] + outer_block);
-          block_k0_[f] = kk[f];
-        }
-        WindowTask t;
-        t.front = f;
-        t.k = kk[f];
-        t.s = ss[f];
-        t.w = std::min(max_window, block_end_[f] - kk[f] - ss[f]);
-        t.lt_off = lt_size;
-        t.scr_off = scr_size;
-        t.s_off = s_size;
-        t.rb_begin = row_blocks;
-        t.line_off = line_size;
-        lt_size += static_cast<long long>(fronts[f].m - t.k) * t.w;
-        scr_size += commit_scratch_ints(t.s, t.w);
-        line_size += commit_line_doubles(fronts[f].m, t.w);
-        s_size += static_cast<long long>(t.w) * t.w;
-        row_blocks += (fronts[f].m - t.k - t.w + apply_rows - 1) / apply_rows;
-        wins_.push_back(t);
+  }
+
+  /// One window step over the active fronts, its bookkeeping and its queued updates; false when no front is
+  /// active (nothing done).
+  bool dense_step() {
+    wins_.clear();
+    long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0, line_size = 0;
+    for (index_t f = 0; f < nf_; ++f) {
+      if (!active_[f]) continue;
+      if (kk[f] + ss[f] >= block_end_[f]) {  // a new block of candidates
+        block_end_[f] = std::min(fronts[f].p, kk[f] + ss[f] + outer_block);
+        block_k0_[f] = kk[f];
       }
-      if (wins_.empty()) break;
-      window_step(lt_size, scr_size, s_size, row_blocks, line_size);
-      window_bookkeeping();
-      run_queued_updates();
+      WindowTask t;
+      t.front = f;
+      t.k = kk[f];
+      t.s = ss[f];
+      t.w = std::min(max_window, block_end_[f] - kk[f] - ss[f]);
+      t.lt_off = lt_size;
+      t.scr_off = scr_size;
+      t.s_off = s_size;
+      t.rb_begin = row_blocks;
+      t.line_off = line_size;
+      lt_size += static_cast<long long>(fronts[f].m - t.k) * t.w;
+      scr_size += commit_scratch_ints(t.s, t.w);
+      line_size += commit_line_doubles(fronts[f].m, t.w);
+      s_size += static_cast<long long>(t.w) * t.w;
+      row_blocks += (fronts[f].m - t.k - t.w + apply_rows - 1) / apply_rows;
+      wins_.push_back(t);
     }
+    if (wins_.empty()) return false;
+    window_step(lt_size, scr_size, s_size, row_blocks, line_size);
+    window_bookkeeping();
+    run_queued_updates();
+    return true;
   }
 
   /// Posdef mode: throws Error(not_posdef) for the first front dense_phase stopped.
