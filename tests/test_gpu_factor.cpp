@@ -198,6 +198,47 @@ TEST_SUITE("gpu") {
     CHECK(ssids_test::hash_factors(s1.factors) == ssids_test::hash_factors(s2.factors));
   }
 
+  TEST_CASE("GPU: refactorizations share the solve plan while the pivoting structure holds - D formed on the device is the host's") {
+    if (!need_gpu()) return;
+    // a KKT system with 2x2 pivots and delays, and the same pattern with values that pivot differently
+    auto a = ssids_test::random_kkt(300, 120, 0.03, 9);
+    auto b = a;
+    for (size_t k = 0; k < b.val.size(); ++k) b.val[k] *= 1.0 + 0.5 * std::sin(static_cast<double>(k));
+    Options o = gpu_options();
+    Inform ai;
+    Analysis an = analyse(a.view(), o, ai);
+    auto fac = [&](const SymmetricMatrix& m, Inform& inf) { return factor(an, m.val.data(), Mode::indefinite, o, inf); };
+    Inform i1, i2, i3, i4;
+    Factors f1 = fac(a, i1), f2 = fac(a, i2), f3 = fac(b, i3);
+    CHECK(i1.num_two > 0);
+    CHECK(ssids::detail::share_solve_plan(f1.numeric(), f2.numeric()));  // same values: same structure
+    const auto& n1 = f1.numeric();
+    const auto& n3 = f3.numeric();
+    const bool same_rows = n1.rows.size() == n3.rows.size() &&
+                           std::equal(n1.rows.begin(), n1.rows.end(), n3.rows.begin());
+    CHECK(ssids::detail::share_solve_plan(n1, n3) == same_rows);  // shared exactly when the rows are the same
+    CHECK_FALSE(same_rows);  // (the test needs values that pivot differently)
+    Factors f4 = fac(a, i4);  // back to the first values: the last plan was f3's
+    CHECK(ssids::detail::share_solve_plan(f3.numeric(), f4.numeric()) == same_rows);
+    // every factorization solves its own system (refined backward error), and the device D is the host's bitwise
+    const std::pair<const SymmetricMatrix*, const Factors*> runs[] = {{&a, &f1}, {&a, &f2}, {&b, &f3}, {&a, &f4}};
+    for (const auto& r : runs) {
+      std::vector<double> rhs = ssids_test::make_rhs(*r.first), x(r.first->n, 0.0);
+      RefineOptions ro;
+      ro.max_steps = 1;
+      Inform si;
+      auto rep = solve_refined(*r.first, *r.second, 1, rhs.data(), r.first->n, x.data(), r.first->n, ro, si);
+      CHECK(rep.backward_error < 1e-13);
+      ssids::Vector<double> d, dinv;
+      ssids::detail::device_diag_copy(r.second->numeric(), d, dinv);
+      const auto& nf = r.second->numeric();
+      REQUIRE(d.size() == nf.d.size());
+      CHECK(std::memcmp(d.data(), nf.d.data(), d.size() * sizeof(double)) == 0);
+      CHECK(std::memcmp(dinv.data(), nf.dinv.data(), dinv.size() * sizeof(double)) == 0);
+    }
+    CHECK(ssids_test::hash_factors(f1) == ssids_test::hash_factors(f4));
+  }
+
   TEST_CASE("GPU: the small-front kernel is bitwise its CPU twin - with deferrals and retries") {
     if (!need_gpu()) return;
     struct Case {

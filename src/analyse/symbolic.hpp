@@ -114,6 +114,11 @@ struct Symbolic {
     /// more than the work that fills them); taken with try_lock, so concurrent factorizations never wait.
     std::mutex host_mutex;
     std::shared_ptr<void> host_workspace;
+    /// The GPU solve plan of the last factorization (guarded by mutex): the next one shares it when its factors
+    /// have the same structure.
+    std::shared_ptr<void> solve_plan;
+    /// Host tables of destroyed GPU factors for the next factorization (a HostTablePool, numeric.hpp).
+    std::shared_ptr<void> table_pool;
   };
   std::shared_ptr<GpuCacheSlot> gpu_cache = std::make_shared<GpuCacheSlot>();
 

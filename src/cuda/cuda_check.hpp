@@ -186,5 +186,31 @@ class DeviceBuffer {
   std::shared_ptr<DeviceBlockCache> cache_;
 };
 
+/// Page-locked host array of T that grows on demand (contents are not preserved): copies between it and the
+/// device run at full bandwidth without the driver's staging through its own buffers, as pageable memory needs.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (p_) cudaFreeHost(p_);
+  }
+  void reserve_discard(std::size_t n) {
+    if (n <= cap_) return;
+    if (p_) cudaFreeHost(p_);
+    p_ = nullptr;
+    cap_ = 0;
+    check_cuda(cudaMallocHost(reinterpret_cast<void**>(&p_), n * sizeof(T)), "cudaMallocHost");
+    cap_ = n;
+  }
+  T* get() const noexcept { return p_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t cap_ = 0;
+};
+
 }  // namespace detail
 }  // namespace ssids

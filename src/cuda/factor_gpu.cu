@@ -58,6 +58,11 @@ struct FactorWorkspace {
   DeviceBuffer<double> cb_pool;  // contribution blocks of the small-front kernel
   DeviceBuffer<double> small_work;  // its fronts above small_front_max_rows rows
   DeviceBuffer<SmallResult> small_res;
+  PinnedBuffer<double> host_stage;  // D and the row lists on their way back to the host
+  /// The level loop's buffers were preallocated for these sizes (level_plan, L guess, small-front bytes): a
+  /// factorization with the same needs skips the device memory check (its buffers are all there already).
+  bool preallocated = false;
+  long long preallocated_for[8] = {};
 };
 
 /// A small-front plan (factor/small_front_plan.hpp) with its slots and launch lists on the device. Immutable once
@@ -309,7 +314,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     return 8.0 * (h.l_size + h.d_size + h.cb_size + h.work_size) + 4.0 * h.rows_size + sizeof(SmallResult) * double(sym.nsup);
   };
   const auto h0_plans = clock::now();
-  const bool preallocate = check_device_memory(sym, plan, l_guess, sp ? small_bytes() : 0.0);
+  const long long prealloc_key[8] = {plan.fronts, plan.front_pair, plan.rows, plan.w, plan.w_cb, plan.nf, l_guess,
+                                     static_cast<long long>(sp ? small_bytes() : 0.0)};
+  const bool prepared = ws.preallocated && std::equal(prealloc_key, prealloc_key + 8, ws.preallocated_for);
+  const bool preallocate = prepared || check_device_memory(sym, plan, l_guess, sp ? small_bytes() : 0.0);
   const auto h0_memcheck = clock::now();
   const long long small_l = sp ? sp->host.l_size : 0, small_rows = sp ? sp->host.rows_size : 0,
                   small_d = sp ? sp->host.d_size : 0;
@@ -328,6 +336,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     lw.Scr.reserve_discard(slack(3 * plan.rows + plan.nf));
     lw.W.reserve_discard(slack(plan.w));
     lw.Wcb.reserve_discard(slack(plan.w_cb));
+    ws.preallocated = true;
+    std::copy(prealloc_key, prealloc_key + 8, ws.preallocated_for);
   }
   // task arrays for the largest level (window updates and contribution updates: a few per front)
   lw.Fronts.reserve_discard(static_cast<size_t>(plan.nf) + 16);
@@ -496,23 +506,36 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     launch_scale_columns(dcols.get(), static_cast<int>(cols.size()), dL.get(), dDs.get(), st);
     stream.sync();
   }
-  Vector<double> hD(static_cast<size_t>(d_used));
-  Vector<int> hRows(static_cast<size_t>(rows_used));
-  if (d_used) check_cuda(cudaMemcpyAsync(hD.data(), dDs.get(), hD.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy D");
-  if (rows_used) check_cuda(cudaMemcpyAsync(hRows.data(), dRows.get(), hRows.size() * sizeof(int), cudaMemcpyDeviceToHost, st), "copy rows");
+  // through page-locked memory kept with the workspace (one copy each, at full bandwidth)
+  const size_t d_count = static_cast<size_t>(d_used), rows_count = static_cast<size_t>(rows_used);
+  ws.host_stage.reserve_discard(d_count + (rows_count + 1) / 2 + 1);
+  double* const hD = ws.host_stage.get();
+  int* const hRows = reinterpret_cast<int*>(hD + d_count);
+  if (d_used) check_cuda(cudaMemcpyAsync(hD, dDs.get(), d_count * sizeof(double), cudaMemcpyDeviceToHost, st), "copy D");
+  if (rows_used) check_cuda(cudaMemcpyAsync(hRows, dRows.get(), rows_count * sizeof(int), cudaMemcpyDeviceToHost, st), "copy rows");
   stream.sync();
   const auto h2b = clock::now();
 
   out.n = sym.n;
+  {  // the host tables in the memory of destroyed factors of this analysis (see HostTablePool)
+    std::shared_ptr<HostTablePool> pool;
+    {
+      std::lock_guard<std::mutex> lock(sym.gpu_cache->mutex);
+      if (!sym.gpu_cache->table_pool) sym.gpu_cache->table_pool = std::make_shared<HostTablePool>();
+      pool = std::static_pointer_cast<HostTablePool>(sym.gpu_cache->table_pool);
+    }
+    if (out.nodes.empty() && out.rows.empty() && out.pivot_var.empty() && out.d.empty() && out.dinv.empty())
+      pool->take(out);
+    out.table_pool = std::move(pool);
+  }
   out.pivot_var.resize(sym.n);
-  const GpuFactorCounts counts = fill_host_tables(sym.n, info, hRows.data(), hD.data(), posdef, out);
+  const GpuFactorCounts counts = fill_host_tables(sym.n, info, hRows, hD, posdef, out);
   if (counts.eliminated != sym.n)
     throw Error(flag::unknown, "internal error: the GPU factorization did not eliminate every column");
 
   // ---- the factors stay on the device, with the plan of the GPU solve
   const auto h3 = clock::now();
   SolvePlanTimes plan_times;
-  double t_diag_upload = 0.0;
   {
     Vector<DeviceNodeInfo> dinfo(static_cast<size_t>(sym.nsup));
     for (index_t s = 0; s < sym.nsup; ++s) {
@@ -520,14 +543,15 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       dinfo[s].ne = info[s].nelim;
       dinfo[s].l_off = info[s].l_off;
       dinfo[s].rows_off = info[s].rows_off;
+      dinfo[s].d_off = info[s].d_off;
     }
-    out.device = build_device_factors(sym, dinfo, hRows, dL, static_cast<size_t>(l_used), dRows, posdef,
-                                      options.presolve, out.pivot_var, scale, st, &plan_times, gs->blocks);
+    std::shared_ptr<DeviceDiag> diag;
+    out.device = build_device_factors(sym, dinfo, hRows, rows_count, dL, static_cast<size_t>(l_used), dRows, posdef,
+                                      options.presolve, scale ? dscale.get() : nullptr, dDs.get(), &diag, st,
+                                      &plan_times, gs->blocks);
+    out.device_diag = std::move(diag);
     out.host_l = std::make_shared<HostCopyOfL>();
     out.mode = mode;
-    const auto h4 = clock::now();
-    out.device_diag = upload_device_diag(out);
-    t_diag_upload = secs(h4, clock::now());
     inform.time_gpu_presolve = plan_times.presolve;
   }
   if (options.print_level > 0)
@@ -543,9 +567,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     std::fprintf(stderr, "ssids gpu factor: setup: analysis and workspace %.3f ms, values upload %.3f ms, plans %.3f ms, "
                  "memory check %.3f ms, reservations %.3f ms\n", 1e3 * secs(h0, h0_lease), 1e3 * secs(h0_lease, h0_values),
                  1e3 * secs(h0_values, h0_plans), 1e3 * secs(h0_plans, h0_memcheck), 1e3 * secs(h0_memcheck, h1));
-    std::fprintf(stderr, "ssids gpu factor: D and rows: copies %.3f ms, host tables %.3f ms; solve plan: gather map %.3f ms, "
-                 "tasks %.3f ms, uploads %.3f ms, D and D^-1 upload %.3f ms\n", 1e3 * secs(h2, h2b), 1e3 * secs(h2b, h3),
-                 1e3 * plan_times.gather, 1e3 * plan_times.tasks, 1e3 * plan_times.upload, 1e3 * t_diag_upload);
+    std::fprintf(stderr, "ssids gpu factor: D and rows: copies %.3f ms, host tables %.3f ms; solve plan%s: gather map %.3f ms, "
+                 "tasks %.3f ms, uploads, D and D^-1 %.3f ms\n", 1e3 * secs(h2, h2b), 1e3 * secs(h2b, h3),
+                 plan_times.reused ? " (the previous factorization's)" : "", 1e3 * plan_times.gather,
+                 1e3 * plan_times.tasks, 1e3 * plan_times.upload);
   }
   inform.time_gpu_assembly = t_assembly;
   inform.time_gpu_dense = t_dense;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <numeric>
 #include <string>
@@ -35,45 +36,55 @@ int set_solve_row_group(int blocks) {
 
 std::pair<int, int> solve_task_counts(const NumericFactors& f) {
   if (!f.device) return {0, 0};
-  return {f.device->n_fwd_tasks, f.device->n_bwd_tasks};
+  return {f.device->plan->n_fwd_tasks, f.device->plan->n_bwd_tasks};
 }
 
-std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const Vector<DeviceNodeInfo>& info,
-                                                    const Vector<int>& host_rows, DeviceBuffer<double>& l,
-                                                    std::size_t l_size, DeviceBuffer<int>& rows, bool posdef,
-                                                    bool presolve, const Vector<index_t>& pivot_var,
-                                                    const double* scale, cudaStream_t st, SolvePlanTimes* times,
-                                                    std::shared_ptr<DeviceBlockCache> blocks) {
+namespace {
+
+/// Whether plan was built for this structure and these settings.
+bool same_structure(const SolvePlan& plan, const Vector<DeviceNodeInfo>& info, const int* host_rows,
+                    std::size_t n_rows, bool posdef, bool presolve, int compact_limit, int row_group) {
+  if (plan.posdef != posdef || plan.presolve != presolve || plan.compact_limit != compact_limit ||
+      plan.row_group != row_group || plan.info.size() != info.size() || plan.rows.size() != n_rows)
+    return false;
+  for (size_t s = 0; s < info.size(); ++s) {
+    const DeviceNodeInfo &x = plan.info[s], &y = info[s];
+    if (x.m != y.m || x.ne != y.ne || x.l_off != y.l_off || x.rows_off != y.rows_off || x.d_off != y.d_off)
+      return false;
+  }
+  return n_rows == 0 || std::memcmp(plan.rows.data(), host_rows, n_rows * sizeof(int)) == 0;
+}
+
+/// Builds the solve plan of a factorization with this structure (uploaded on st, not waited for).
+std::shared_ptr<SolvePlan> make_solve_plan(const Symbolic& sym, const Vector<DeviceNodeInfo>& info,
+                                           const int* host_rows, std::size_t n_rows, bool posdef, bool presolve,
+                                           int compact_limit, int row_group, int device, cudaStream_t st,
+                                           SolvePlanTimes& tm, std::shared_ptr<DeviceBlockCache> blocks) {
   using clock = std::chrono::steady_clock;
   auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
-  SolvePlanTimes local;
-  SolvePlanTimes& tm = times ? *times : local;
   const auto t0 = clock::now();
-  auto df = std::make_shared<DeviceFactors>();
-  check_cuda(cudaGetDevice(&df->device), "cudaGetDevice");
-  df->blocks = blocks;
-  for (DeviceBuffer<int>* b : {&df->children, &df->gptr, &df->gsrc, &df->pivot_var}) b->use_cache(blocks);
-  df->nodes.use_cache(blocks);
-  df->fwd_tasks.use_cache(blocks);
-  df->bwd_tasks.use_cache(blocks);
-  df->inv.use_cache(blocks);
-  df->scale.use_cache(blocks);
-  df->n = sym.n;
-  df->nsup = sym.nsup;
-  df->posdef = posdef;
-  df->presolve = presolve;
-  df->l_size = l_size;
-  df->l.swap(l);
-  df->rows.swap(rows);
+  auto pl = std::make_shared<SolvePlan>();
+  pl->device = device;
+  pl->blocks = blocks;
+  for (DeviceBuffer<int>* b : {&pl->children, &pl->gptr, &pl->gsrc, &pl->pivot_var}) b->use_cache(blocks);
+  pl->nodes.use_cache(blocks);
+  pl->fwd_tasks.use_cache(blocks);
+  pl->bwd_tasks.use_cache(blocks);
+  pl->tiles.use_cache(blocks);
+  pl->posdef = posdef;
+  pl->presolve = presolve;
+  pl->compact_limit = compact_limit;
+  pl->row_group = row_group;
+  pl->info = info;
+  pl->rows.assign(host_rows, host_rows + n_rows);
   const index_t nsup = sym.nsup;
   constexpr int T = solve_tile;
   auto too_big = [](long long v) {
     if (v > 2147483647LL) throw Error(flag::allocation, "the GPU solve plan needs more than 2^31 entries");
   };
-
   // ---- nodes: work-buffer rows, tiles, presolve offsets, the ancestor the backward sweep waits for
   Vector<SolveNode> nodes(static_cast<size_t>(nsup));
-  long long total_rows = 0, inv_size = 0, part_slots = 0;
+  long long total_rows = 0, inv_size = 0, part_slots = 0, pos = 0;
   int total_tiles = 0;
   for (index_t s = 0; s < nsup; ++s) {
     const DeviceNodeInfo& ni = info[s];
@@ -89,6 +100,9 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
     nd.flag_off = total_tiles;
     total_tiles += nd.ntile;
     nd.inv_off = -1;
+    nd.d_off = ni.d_off;
+    nd.pos = pos;
+    pos += ni.ne;
     if (presolve && ni.ne > 0) {
       nd.inv_off = inv_size;
       inv_size += presolve_inverse_size(nd.ntile);
@@ -124,7 +138,7 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
       buf_off[s] = nodes[s].buf_off;
     }
     build_solve_gather_into(sym, SolveGatherInput{m.data(), ne.data(), rows_off.data(), buf_off.data(),
-                                                  host_rows.data(), total_rows},
+                                                  host_rows, total_rows},
                             *ws);
     for (index_t s = 0; s < nsup; ++s) {
       nodes[s].child_begin = gather.child_begin[s];
@@ -141,7 +155,6 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   //      a node's pivots in row groups {s, first, count});
   //      backward roots first, per level the partial tasks of its nodes, then their tiles, last first
   //      (a compact node is one task {s, -1, -1} per sweep; with presolve its pivots must be one super-block)
-  const int compact_limit = compact_blocks_limit.load(), row_group = row_group_limit.load();
   auto compact = [&](index_t s) {
     const SolveNode& nd = nodes[s];
     return nd.nblk <= compact_limit && nd.ngroups == 0 && (!presolve || nd.ntile <= solve_inv_tiles);
@@ -177,38 +190,107 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   }
   too_big(static_cast<long long>(fwd.size()));
   too_big(static_cast<long long>(bwd.size()));
-  df->n_fwd_tasks = static_cast<int>(fwd.size());
-  df->n_bwd_tasks = static_cast<int>(bwd.size());
-  df->total_tiles = total_tiles;
-  df->total_rows = total_rows;
-  df->part_slots = part_slots;
+  pl->n_fwd_tasks = static_cast<int>(fwd.size());
+  pl->n_bwd_tasks = static_cast<int>(bwd.size());
+  pl->total_tiles = total_tiles;
+  pl->total_rows = total_rows;
+  pl->part_slots = part_slots;
 
   const auto t2 = clock::now();
   tm.tasks = secs(t1, t2);
-  // ---- upload
-  df->nodes.upload(nodes.data(), nodes.size(), st);
-  df->children.upload(children.data(), children.size(), st);
-  df->gptr.upload(gcount.data(), gcount.size(), st);
-  df->gsrc.upload(gsrc.data(), gsrc.size(), st);
-  df->fwd_tasks.upload(fwd.data(), fwd.size(), st);
-  df->bwd_tasks.upload(bwd.data(), bwd.size(), st);
-  Vector<int> pv(pivot_var.begin(), pivot_var.end());
-  df->pivot_var.upload(pv.data(), pv.size(), st);
-  if (scale) df->scale.upload(scale, static_cast<size_t>(sym.n), st);
+  // ---- upload (the pivot order: the first ne rows of every node, node by node)
+  pl->inv_size = inv_size;
+  pl->n_tiles = static_cast<int>(tiles.size());
+  pl->nodes.upload(nodes.data(), nodes.size(), st);
+  pl->children.upload(children.data(), children.size(), st);
+  pl->gptr.upload(gcount.data(), gcount.size(), st);
+  pl->gsrc.upload(gsrc.data(), gsrc.size(), st);
+  pl->fwd_tasks.upload(fwd.data(), fwd.size(), st);
+  pl->bwd_tasks.upload(bwd.data(), bwd.size(), st);
+  if (!tiles.empty()) pl->tiles.upload(tiles.data(), tiles.size(), st);
+  Vector<int> pv(static_cast<size_t>(pos));
+  for (index_t s = 0; s < nsup; ++s)
+    std::copy(host_rows + info[s].rows_off, host_rows + info[s].rows_off + info[s].ne, pv.begin() + nodes[s].pos);
+  pl->pivot_var.upload(pv.data(), pv.size(), st);
+  // (an upload from pageable memory returns once its data is staged: the host vectors may go)
+  tm.upload = secs(t2, clock::now());
+  return pl;
+}
+
+}  // namespace
+
+std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const Vector<DeviceNodeInfo>& info,
+                                                    const int* host_rows, std::size_t n_rows, DeviceBuffer<double>& l,
+                                                    std::size_t l_size, DeviceBuffer<int>& rows, bool posdef,
+                                                    bool presolve, const double* dev_scale, const double* dstore,
+                                                    std::shared_ptr<DeviceDiag>* diag, cudaStream_t st,
+                                                    SolvePlanTimes* times, std::shared_ptr<DeviceBlockCache> blocks) {
+  using clock = std::chrono::steady_clock;
+  auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  SolvePlanTimes local;
+  SolvePlanTimes& tm = times ? *times : local;
+  tm = SolvePlanTimes{};
+  auto df = std::make_shared<DeviceFactors>();
+  check_cuda(cudaGetDevice(&df->device), "cudaGetDevice");
+  df->blocks = blocks;
+  df->inv.use_cache(blocks);
+  df->scale.use_cache(blocks);
+  df->n = sym.n;
+  df->nsup = sym.nsup;
+  df->posdef = posdef;
+  df->presolve = presolve;
+  df->l_size = l_size;
+  df->l.swap(l);
+  df->rows.swap(rows);
+
+  // the plan of the last factorization of this analysis, if this one ended with the same structure
+  const int compact_limit = compact_blocks_limit.load(), row_group = row_group_limit.load();
+  std::shared_ptr<const SolvePlan> plan;
+  {
+    std::lock_guard<std::mutex> lock(sym.gpu_cache->mutex);
+    plan = std::static_pointer_cast<const SolvePlan>(sym.gpu_cache->solve_plan);
+  }
+  std::shared_ptr<SolvePlan> made;  // a new plan, offered to later factorizations once it is on the device
+  if (plan && plan->device == df->device &&
+      same_structure(*plan, info, host_rows, n_rows, posdef, presolve, compact_limit, row_group)) {
+    tm.reused = true;
+  } else {
+    made = make_solve_plan(sym, info, host_rows, n_rows, posdef, presolve, compact_limit, row_group, df->device, st, tm, blocks);
+    plan = made;
+  }
+  df->plan = plan;
+  const auto t3 = clock::now();
+  if (dev_scale) {
+    df->scale.reserve_discard(static_cast<size_t>(sym.n));
+    check_cuda(cudaMemcpyAsync(df->scale.get(), dev_scale, static_cast<size_t>(sym.n) * sizeof(double),
+                               cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync scaling");
+  }
+
+  // ---- D and D^{-1} for the solve, formed from the factorization's D
+  if (diag) {
+    auto dd = std::make_shared<DeviceDiag>();
+    dd->device = df->device;
+    if (!posdef && sym.n > 0) {
+      dd->d.use_cache(blocks);
+      dd->dinv.use_cache(blocks);
+      dd->d.reserve_discard(2 * static_cast<size_t>(sym.n));
+      dd->dinv.reserve_discard(2 * static_cast<size_t>(sym.n));
+      launch_form_diag(plan->nodes.get(), static_cast<int>(sym.nsup), dstore, dd->d.get(), dd->dinv.get(), st);
+    }
+    *diag = std::move(dd);
+  }
 
   // ---- presolve: invert the diagonal super-blocks (one task per tile: its column tile of the inverse)
-  if (presolve && !tiles.empty()) {
+  if (presolve && plan->n_tiles > 0) {
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     check_cuda(cudaEventCreate(&e0), "cudaEventCreate");
     cudaError_t ce = cudaEventCreate(&e1);
     if (ce != cudaSuccess) cudaEventDestroy(e0);
     check_cuda(ce, "cudaEventCreate");
     try {
-      df->inv.reserve_discard(static_cast<size_t>(inv_size) + 1);
-      DeviceBuffer<SolveTask> dtiles;
-      dtiles.upload(tiles.data(), tiles.size(), st);
+      df->inv.reserve_discard(static_cast<size_t>(plan->inv_size) + 1);
       check_cuda(cudaEventRecord(e0, st), "cudaEventRecord");
-      launch_invert_superblocks(dtiles.get(), static_cast<int>(tiles.size()), df->l.get(), df->nodes.get(),
+      launch_invert_superblocks(plan->tiles.get(), plan->n_tiles, df->l.get(), plan->nodes.get(),
                                 df->inv.get(), posdef ? 1 : 0, st);
       check_cuda(cudaEventRecord(e1, st), "cudaEventRecord");
       check_cuda(cudaStreamSynchronize(st), "presolve");
@@ -224,7 +306,11 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
     cudaEventDestroy(e1);
   }
   check_cuda(cudaStreamSynchronize(st), "upload of the solve plan");
-  tm.upload = secs(t2, clock::now()) - tm.presolve;
+  tm.upload += secs(t3, clock::now()) - tm.presolve;
+  if (made) {
+    std::lock_guard<std::mutex> lock(sym.gpu_cache->mutex);
+    sym.gpu_cache->solve_plan = made;
+  }
   return df;
 }
 
@@ -239,6 +325,22 @@ std::shared_ptr<DeviceDiag> upload_device_diag(const NumericFactors& f) {
   dd->dinv.upload(f.dinv.data(), f.dinv.size(), nullptr);
   check_cuda(cudaDeviceSynchronize(), "upload of D");
   return dd;
+}
+
+void device_diag_copy(const NumericFactors& f, Vector<double>& d, Vector<double>& dinv) {
+  d.clear();
+  dinv.clear();
+  if (!f.device || !f.device_diag || !f.device_diag->d.get()) return;
+  check_cuda(cudaSetDevice(f.device->device), "cudaSetDevice");
+  d.resize(2 * static_cast<size_t>(f.n));
+  dinv.resize(d.size());
+  check_cuda(cudaMemcpy(d.data(), f.device_diag->d.get(), d.size() * sizeof(double), cudaMemcpyDeviceToHost), "copy D");
+  check_cuda(cudaMemcpy(dinv.data(), f.device_diag->dinv.get(), dinv.size() * sizeof(double), cudaMemcpyDeviceToHost),
+             "copy D^-1");
+}
+
+bool share_solve_plan(const NumericFactors& a, const NumericFactors& b) {
+  return a.device && b.device && a.device->plan == b.device->plan;
 }
 
 void device_copy_l(const DeviceFactors& df, Vector<double>& host) {
@@ -280,7 +382,7 @@ void dump_solve_trace(const DeviceFactors& df, const SolveArgs& a, bool forward,
   std::vector<unsigned long long> h(solve_trace_words * static_cast<size_t>(a.ntasks));
   check_cuda(cudaMemcpyAsync(h.data(), a.trace, h.size() * 8, cudaMemcpyDeviceToHost, st), "solve trace");
   std::vector<SolveNode> hn(static_cast<size_t>(df.nsup));
-  check_cuda(cudaMemcpyAsync(hn.data(), df.nodes.get(), hn.size() * sizeof(SolveNode), cudaMemcpyDeviceToHost, st),
+  check_cuda(cudaMemcpyAsync(hn.data(), df.plan->nodes.get(), hn.size() * sizeof(SolveNode), cudaMemcpyDeviceToHost, st),
              "solve trace");
   check_cuda(cudaStreamSynchronize(st), "solve trace");
   if (FILE* fp = std::fopen((std::string(prefix) + ".nodes").c_str(), "wb")) {
@@ -305,13 +407,13 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   const bool scaled = df.scale.get() != nullptr;
   const bool sweeps = job != SolveJob::diagonal;
   const int panel = std::min(nrhs, solve_panel);
-  const std::size_t rows_work = sweeps ? static_cast<std::size_t>(df.total_rows) * panel : 0;
+  const std::size_t rows_work = sweeps ? static_cast<std::size_t>(df.plan->total_rows) * panel : 0;
   const std::size_t v_work = df.presolve ? rows_work : 0;  // the pivot rows' reduced values (vbuf)
   const std::size_t work =
-      rows_work + v_work + (sweeps ? static_cast<std::size_t>(df.part_slots) * solve_panel * solve_tile : 0);
+      rows_work + v_work + (sweeps ? static_cast<std::size_t>(df.plan->part_slots) * solve_panel * solve_tile : 0);
   // integer state: tickets (2), error (1), tile flags and node counters of both sweeps, partial counters,
   // the presolve's published-v flags of both sweeps
-  const std::size_t nflags = 3 + 5 * static_cast<std::size_t>(df.total_tiles) + 2 * static_cast<std::size_t>(df.nsup);
+  const std::size_t nflags = 3 + 5 * static_cast<std::size_t>(df.plan->total_tiles) + 2 * static_cast<std::size_t>(df.nsup);
   StreamBuffer wb(work * sizeof(double), st);
   StreamBuffer& fb = *flags_keep;
   fb.allocate(nflags * sizeof(int), st);
@@ -320,26 +422,26 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   SolveArgs a{};
   a.l = df.l.get();
   a.rows = df.rows.get();
-  a.nodes = df.nodes.get();
-  a.children = df.children.get();
-  a.gptr = df.gptr.get();
-  a.gsrc = df.gsrc.get();
+  a.nodes = df.plan->nodes.get();
+  a.children = df.plan->children.get();
+  a.gptr = df.plan->gptr.get();
+  a.gsrc = df.plan->gsrc.get();
   a.inv = df.presolve ? df.inv.get() : nullptr;
   a.ldx = ldx;
   a.posdef = df.posdef ? 1 : 0;
   a.buf = wb.get();
-  a.total_rows = df.total_rows;
+  a.total_rows = df.plan->total_rows;
   a.part = wb.get() + rows_work + v_work;
   a.vbuf = df.presolve ? wb.get() + rows_work : nullptr;
   a.flags.ticket = fl;
   a.flags.error = fl + 2;
   a.flags.fwd_tile = fl + 3;
-  a.flags.bwd_tile = a.flags.fwd_tile + df.total_tiles;
-  a.flags.fwd_done = a.flags.bwd_tile + df.total_tiles;
+  a.flags.bwd_tile = a.flags.fwd_tile + df.plan->total_tiles;
+  a.flags.fwd_done = a.flags.bwd_tile + df.plan->total_tiles;
   a.flags.bwd_done = a.flags.fwd_done + df.nsup;
   a.flags.bwd_part = a.flags.bwd_done + df.nsup;
-  a.flags.fwd_v = a.flags.bwd_part + df.total_tiles;
-  a.flags.bwd_v = a.flags.fwd_v + df.total_tiles;
+  a.flags.fwd_v = a.flags.bwd_part + df.plan->total_tiles;
+  a.flags.bwd_v = a.flags.fwd_v + df.plan->total_tiles;
   *error_flag_out = a.flags.error;
   const int n = static_cast<int>(df.n);
   auto sweep = [&](bool forward) {
@@ -353,19 +455,19 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
       const char* trace_prefix = std::getenv("SSIDS_SOLVE_TRACE");
       StreamBuffer trace_buf;
       if (trace_prefix) {
-        const std::size_t bytes = sizeof(unsigned long long) * solve_trace_words * std::max(df.n_fwd_tasks, df.n_bwd_tasks);
+        const std::size_t bytes = sizeof(unsigned long long) * solve_trace_words * std::max(df.plan->n_fwd_tasks, df.plan->n_bwd_tasks);
         trace_buf.allocate(bytes, st);
         check_cuda(cudaMemsetAsync(trace_buf.raw(), 0, bytes, st), "solve trace");
         a.trace = static_cast<unsigned long long*>(trace_buf.raw());
       }
 #endif
       if (forward) {
-        a.tasks = df.fwd_tasks.get();
-        a.ntasks = df.n_fwd_tasks;
+        a.tasks = df.plan->fwd_tasks.get();
+        a.ntasks = df.plan->n_fwd_tasks;
         launch_forward_sweep(a, st);
       } else {
-        a.tasks = df.bwd_tasks.get();
-        a.ntasks = df.n_bwd_tasks;
+        a.tasks = df.plan->bwd_tasks.get();
+        a.ntasks = df.plan->n_bwd_tasks;
         launch_backward_sweep(a, st);
       }
 #ifdef SSIDS_SOLVE_TRACE
@@ -379,7 +481,7 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   auto diag = [&] {
     if (df.posdef) return;
     const DeviceDiag& dd = *f.device_diag;
-    launch_diag_solve(n, df.pivot_var.get(), dd.d.get(), dd.dinv.get(), dx, ldx, nrhs, st);
+    launch_diag_solve(n, df.plan->pivot_var.get(), dd.d.get(), dd.dinv.get(), dx, ldx, nrhs, st);
   };
   auto scale = [&] {
     if (scaled) launch_scale_rows(n, df.scale.get(), dx, ldx, nrhs, st);

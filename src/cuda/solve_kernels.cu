@@ -4,6 +4,7 @@
 #include "cuda/solve_compact.cuh"
 #include "cuda/solve_device.cuh"
 #include "cuda/solve_kernels.cuh"
+#include "factor/pivot_tests.hpp"
 
 namespace ssids {
 namespace detail {
@@ -340,6 +341,19 @@ __global__ void __launch_bounds__(NT, bwd_min_blocks) backward_sweep_kernel(Solv
   trace_end(a, ticket);
 }
 
+/// One warp per node, a lane per pivot (the second of a 2x2 is written with the first).
+__global__ void form_diag_kernel(const SolveNode* nodes, int nsup, const double* dstore, double* d, double* dinv) {
+  const int s = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (s >= nsup) return;
+  const SolveNode nd = nodes[s];
+  const double* dn = dstore + nd.d_off;
+  for (int k = threadIdx.x % 32; k < nd.ne; k += 32) {
+    if (k > 0 && dn[2 * k - 1] != 0.0) continue;
+    const long long p = nd.pos + k;
+    diag_pivot_entries(dn, k, d + 2 * p, dinv + 2 * p);
+  }
+}
+
 __global__ void diag_solve_kernel(int n, const int* pivot_var, const double* d, const double* dinv, double* x,
                                   long long ldx, int nrhs) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -454,6 +468,11 @@ void launch_forward_sweep(const SolveArgs& a, cudaStream_t s) {
 }
 void launch_backward_sweep(const SolveArgs& a, cudaStream_t s) {
   launch_sweep(backward_sweep_kernel, "backward_sweep_kernel", a, s);
+}
+void launch_form_diag(const SolveNode* nodes, int nsup, const double* dstore, double* d, double* dinv, cudaStream_t s) {
+  if (nsup <= 0) return;
+  form_diag_kernel<<<(nsup + 7) / 8, 256, 0, s>>>(nodes, nsup, dstore, d, dinv);
+  check_launch("form_diag_kernel");
 }
 void launch_diag_solve(int n, const int* pivot_var, const double* d, const double* dinv, double* x, long long ldx,
                        int nrhs, cudaStream_t s) {

@@ -120,6 +120,8 @@ struct SolveNode {
   int wait_node;       ///< backward: the nearest ancestor that eliminated something, or -1
   int ngroups;         ///< backward: partial tasks per tile (0: the tile task walks the rows below itself)
   long long part_slot; ///< backward: first partial slot of the node (tile t, group g: part_slot + t*ngroups + g)
+  long long d_off;     ///< its pivots' D in the factorization's D array (2 per pivot)
+  long long pos;       ///< its first pivot position
 };
 
 struct SolveTask {
@@ -169,6 +171,9 @@ constexpr int solve_trace_words = 8;
 void launch_forward_sweep(const SolveArgs& a, cudaStream_t s);
 void launch_backward_sweep(const SolveArgs& a, cudaStream_t s);
 
+/// D and D^{-1} in the host layout (2 per pivot position, diag_pivot_entries) from the factorization's D array
+/// dstore, node by node.
+void launch_form_diag(const SolveNode* nodes, int nsup, const double* dstore, double* d, double* dinv, cudaStream_t s);
 /// x <- D^{-1} x by pivot position (pivot_var: position -> variable; d, dinv: the host layout).
 void launch_diag_solve(int n, const int* pivot_var, const double* d, const double* dinv, double* x, long long ldx,
                        int nrhs, cudaStream_t s);

@@ -63,6 +63,11 @@ std::pair<int, int> solve_task_counts(const NumericFactors& f);
 /// Copies L from the device into `host` (resized; the layout of NumericFactors::lblock).
 void device_copy_l(const DeviceFactors& df, Vector<double>& host);
 
+/// Test hooks: the device copies of D and D^{-1} of GPU-resident factors, copied to the host (empty in
+/// positive-definite mode); and whether two GPU factorizations share one solve plan.
+void device_diag_copy(const NumericFactors& f, Vector<double>& d, Vector<double>& dinv);
+bool share_solve_plan(const NumericFactors& a, const NumericFactors& b);
+
 /// D and D^{-1} of f (host) uploaded for the GPU solve (after alter()).
 std::shared_ptr<DeviceDiag> upload_device_diag(const NumericFactors& f);
 

@@ -46,18 +46,11 @@ GpuFactorCounts fill_host_tables(index_t n, const Vector<GpuNodeInfo>& info, con
     for (index_t k = 0; k < ni.nelim; ++k) out.pivot_var[p0 + k] = rows[ni.rows_off + k];
     if (!posdef) {
       const double* dn = d + ni.d_off;
-      for (index_t k = 0; k < ni.nelim; ++k) {
-        const double d11 = dn[2 * k], d21 = dn[2 * k + 1];
-        out.d[2 * (p0 + k)] = d11;
-        out.d[2 * (p0 + k) + 1] = d21;
-        if (d21 != 0.0) {
-          const double d22 = dn[2 * k + 2];
-          double i11, i21, i22;
-          two_by_two_inverse(d11, d21, d22, i11, i21, i22);
-          out.dinv[2 * (p0 + k)] = i11;
-          out.dinv[2 * (p0 + k) + 1] = i21;
-          out.dinv[2 * (p0 + k) + 2] = i22;
-          out.d[2 * (p0 + k) + 2] = d22;
+      for (index_t k = 0; k < ni.nelim;) {
+        const int np = diag_pivot_entries(dn, k, &out.d[2 * (p0 + k)], &out.dinv[2 * (p0 + k)]);
+        const double d11 = dn[2 * k];
+        if (np == 2) {
+          const double d21 = dn[2 * k + 1], d22 = dn[2 * k + 2];
           ++num_two;
           const double det = d11 * d22 - d21 * d21;
           if (det < 0) {
@@ -68,13 +61,14 @@ GpuFactorCounts fill_host_tables(index_t n, const Vector<GpuNodeInfo>& info, con
           } else {
             num_neg += 2;
           }
-          ++k;
+        } else if (d11 > 0) {
+          ++num_pos;
+        } else if (d11 < 0) {
+          ++num_neg;
         } else {
-          out.dinv[2 * (p0 + k)] = d11 != 0.0 ? 1.0 / d11 : 0.0;
-          if (d11 > 0) ++num_pos;
-          else if (d11 < 0) ++num_neg;
-          else ++num_zero;
+          ++num_zero;
         }
+        k += np;
       }
     }
     num_delay += ni.p - ni.nelim;

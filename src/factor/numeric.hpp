@@ -18,6 +18,7 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "analyse/symbolic.hpp"
 #include "ssids/memory.hpp"
@@ -46,7 +47,33 @@ struct NodeFactor {
   offset_t row_ptr = 0;   ///< offset of the row list in rows
 };
 
+struct NumericFactors;
+
+/// The host tables (nodes, rows, D, D^{-1}, pivot_var) of destroyed GPU factors, kept with the analysis for its
+/// next factorizations: filling freshly allocated memory costs several times the work itself (page faults), and
+/// a refactorization needs about the same sizes. Holds at most two sets (a caller that keeps the old factors
+/// until the new ones exist circulates two).
+struct HostTablePool {
+  struct Set {
+    Vector<NodeFactor> nodes;
+    Vector<index_t> rows, pivot_var;
+    Vector<double> d, dinv;
+  };
+  std::mutex mutex;
+  std::vector<Set> sets;
+  /// Moves a kept set's vectors into f's (empty) ones, if there is one.
+  void take(NumericFactors& f);
+  /// Keeps f's vectors (moved out) if fewer than two sets are kept.
+  void give(NumericFactors& f) noexcept;
+};
+
 struct NumericFactors {
+  NumericFactors() = default;
+  NumericFactors(const NumericFactors&) = default;
+  NumericFactors& operator=(const NumericFactors&) = default;
+  ~NumericFactors() {
+    if (table_pool) table_pool->give(*this);
+  }
   std::shared_ptr<const Symbolic> symbolic;  ///< keeps the analysis alive
   Mode mode = Mode::indefinite;
   Backend backend = Backend::cpu;
@@ -60,6 +87,7 @@ struct NumericFactors {
   std::shared_ptr<const DeviceFactors> device;  ///< GPU backend: the factors on the device
   std::shared_ptr<const DeviceDiag> device_diag;
   std::shared_ptr<HostCopyOfL> host_l;          ///< GPU backend: L on the host, filled on first use
+  std::shared_ptr<HostTablePool> table_pool;    ///< GPU backend: where the host tables go when destroyed
 
   /// L of every node stored in one array (GPU backend), copied from the device on first use (thread-safe).
   const double* contiguous_l() const;
@@ -68,6 +96,33 @@ struct NumericFactors {
     return contiguous_l() + nd.lptr;
   }
 };
+
+inline void HostTablePool::take(NumericFactors& f) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (sets.empty()) return;
+  Set& s = sets.back();
+  f.nodes.swap(s.nodes);
+  f.rows.swap(s.rows);
+  f.pivot_var.swap(s.pivot_var);
+  f.d.swap(s.d);
+  f.dinv.swap(s.dinv);
+  sets.pop_back();
+}
+
+inline void HostTablePool::give(NumericFactors& f) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (sets.size() >= 2) return;
+    sets.emplace_back();
+    Set& s = sets.back();
+    s.nodes.swap(f.nodes);
+    s.rows.swap(f.rows);
+    s.pivot_var.swap(f.pivot_var);
+    s.d.swap(f.d);
+    s.dinv.swap(f.dinv);
+  } catch (...) {  // (a failed lock or allocation: the vectors are freed as usual)
+  }
+}
 
 }  // namespace detail
 }  // namespace ssids

@@ -7,6 +7,7 @@
 #pragma once
 #include <cmath>
 
+#include "common/exact_arith.hpp"
 #include "common/host_device.hpp"
 
 namespace ssids {
@@ -53,6 +54,31 @@ SSIDS_HOST_DEVICE void two_by_two_inverse(double a11, double a21, double a22, do
   i11 = a22 / det;
   i21 = -a21 / det;
   i22 = a11 / det;
+}
+
+/// D and D^{-1} of the pivot at position k of one node in the layout of NumericFactors (d[0], d[1] of the
+/// returned position; a 2x2 pivot fills d[0..3]: D_kk, D_{k+1,k}, D_{k+1,k+1}, 0), from dn, the node's pivots in
+/// the factorization's layout (dn[2k] = D_kk, dn[2k+1] = D_{k+1,k}, nonzero only for the first of a 2x2). Zero
+/// pivots get D^{-1} = 0. The same bits on the host and on a device (exact arithmetic): the GPU factorization
+/// forms the device copy with it, the host tables too. Returns the pivots written (1, or 2 for a 2x2).
+SSIDS_HOST_DEVICE int diag_pivot_entries(const double* dn, int k, double* d, double* dinv) {
+  const double d11 = dn[2 * k], d21 = dn[2 * k + 1];
+  d[0] = d11;
+  d[1] = d21;
+  if (d21 != 0.0) {
+    const double d22 = dn[2 * k + 2];
+    const double det = exact::sub(exact::mul(d11, d22), exact::mul(d21, d21));
+    d[2] = d22;
+    d[3] = 0.0;
+    dinv[0] = exact::dvd(d22, det);
+    dinv[1] = exact::dvd(-d21, det);
+    dinv[2] = exact::dvd(d11, det);
+    dinv[3] = 0.0;
+    return 2;
+  }
+  dinv[0] = d11 != 0.0 ? exact::dvd(1.0, d11) : 0.0;
+  dinv[1] = 0.0;
+  return 1;
 }
 
 }  // namespace detail

@@ -31,6 +31,11 @@ void device_copy_l(const DeviceFactors&, Vector<double>&) {
   throw Error(flag::no_cuda, "built without CUDA: there are no GPU factors");
 }
 
+void device_diag_copy(const NumericFactors&, Vector<double>&, Vector<double>&) {
+  throw Error(flag::no_cuda, "built without CUDA: there are no GPU factors");
+}
+bool share_solve_plan(const NumericFactors&, const NumericFactors&) { return false; }
+
 std::shared_ptr<DeviceDiag> upload_device_diag(const NumericFactors&) {
   throw Error(flag::no_cuda, "built without CUDA: there are no GPU factors");
 }
