@@ -45,6 +45,18 @@ PipelineResult run_pipeline(const ssids::SymmetricMatrix& a, const ssids::Option
   return r;
 }
 
+double check_backward_error_against(const ssids::SymmetricMatrix& a, const ssids::Factors& f, const ssids::Factors& cpu) {
+  std::vector<double> b = make_rhs(a), x = b, xc = b;
+  ssids::Inform si;
+  f.solve(ssids::SolveJob::full, 1, x.data(), a.n, si);
+  cpu.solve(ssids::SolveJob::full, 1, xc.data(), a.n, si);
+  const double berr = ssids::scaled_backward_error(a, x.data(), b.data(), 1, a.n);
+  const double berr_cpu = ssids::scaled_backward_error(a, xc.data(), b.data(), 1, a.n);
+  INFO("backward error " << berr << ", CPU path " << berr_cpu);
+  CHECK(berr < std::max(1e-14, 20 * berr_cpu));
+  return berr;
+}
+
 double max_multiplier(const ssids::Factors& f) {
   const auto& nf = f.numeric();
   double mx = 0.0;

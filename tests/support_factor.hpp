@@ -24,6 +24,9 @@ std::vector<double> make_rhs(const ssids::SymmetricMatrix& a);
 /// analyse + factor + solve with up to `refine` refinement steps.
 PipelineResult run_pipeline(const ssids::SymmetricMatrix& a, const ssids::Options& options, ssids::Mode mode,
                             int refine = 0);
+/// Checks that one solve (no refinement) with `f` has a scaled backward error below max(1e-14, 20 x that of a solve
+/// with `cpu`, the CPU path's factors of the same matrix; some shared matrices are ill conditioned). Returns it.
+double check_backward_error_against(const ssids::SymmetricMatrix& a, const ssids::Factors& f, const ssids::Factors& cpu);
 /// Largest |l_ij| (strictly below the unit diagonal) over the factors (indefinite mode).
 double max_multiplier(const ssids::Factors& f);
 /// Counts from D: negative, positive, zero eigenvalues and 2x2 blocks (indefinite mode).

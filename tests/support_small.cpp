@@ -66,17 +66,9 @@ ssids::Factors small_phase_factors(const std::shared_ptr<const Symbolic>& sym, c
                                    const double* scale, ssids::Mode mode) {
   const bool posdef = mode == ssids::Mode::posdef;
   ssids::Vector<GpuNodeInfo> info(sym->nsup);
-  for (int s = 0; s < sym->nsup; ++s) {
-    if (!ph.plan.small[s] || ph.res[s].state != gpu::small_done) throw std::runtime_error("node not done by the small phase");
-    const gpu::SmallResult& r = ph.res[s];
-    info[s].m = r.m;
-    info[s].p = r.p;
-    info[s].ndelay = r.p - sym->ncol(s);
-    info[s].nelim = r.nelim;
-    info[s].l_off = ph.plan.slots[s].l_off;
-    info[s].rows_off = ph.plan.slots[s].rows_off;
-    info[s].d_off = ph.plan.slots[s].d_off;
-  }
+  ssids::Vector<unsigned char> by_small(sym->nsup, 0);
+  if (gpu::take_small_results(*sym, ph.plan, ph.res.data(), info, by_small) != sym->nsup)
+    throw std::runtime_error("node not done by the small phase");
   auto nf = std::make_shared<NumericFactors>();
   nf->symbolic = sym;
   nf->mode = mode;

@@ -3,14 +3,15 @@
 //
 // Suite "gpu" (skipped without a device): seeded fronts whose sizes straddle the warp, window and tile
 // boundaries (1, 31, 32, 33, 63, 64, 65, 127, 129, 257, ...) — indefinite, positive definite, and fronts
-// where every candidate pivot fails and is delayed — go through the dense loop of factor_gpu.cu step by
-// step. Before each launch the host state is uploaded, so the kernel and its twin see identical inputs;
-// every buffer the kernel writes is downloaded and compared bitwise with the twin's.
-// The assembly kernels (init_fronts, assemble_a, assemble_children, copy_out) get synthetic level data.
+// where every candidate pivot fails and is delayed — go through the dense stages of the level driver
+// (factor/level_driver.hpp) once with the CUDA kernels and once with the reference kernels (the twins); the
+// factorized fronts, variables, D and copied-out factors are compared bitwise.
+// The assembly kernels (init_fronts, assemble_a, assemble_children, copy_out), form_w and the updates are
+// compared with their twins launch by launch on synthetic data.
 //
-// CPU-only cases (no suite, they run in CI): the twins' dense loop eliminates the same pivots as the CPU
-// dense LDL^T where the answer is unique (positive definite: all; every candidate failing: none), keeps
-// |l| <= 1/u, reconstructs the front (P A P^T = L D L^T + Schur complement), and agrees with the CPU
+// CPU-only cases (no suite, they run in CI): the driver's dense stages with the twins eliminate the same pivots
+// as the CPU dense LDL^T where the answer is unique (positive definite: all; every candidate failing: none), keep
+// |l| <= 1/u, reconstruct the front (P A P^T = L D L^T + Schur complement), and agree with the CPU
 // Schur complement and inertia whenever both eliminated the same set of columns.
 #include <doctest/doctest.h>
 
@@ -30,11 +31,14 @@
 #include <cuda_runtime.h>
 
 #include "cuda/front_kernels.cuh"
+#include "cuda/level_kernels_cuda.cuh"
 #endif
 
 #include "factor/dense_ldlt.hpp"
 #include "factor/factor_gpu.hpp"
 #include "factor/gpu_twins.hpp"
+#include "factor/level_driver.hpp"
+#include "factor/level_kernels_reference.hpp"
 #include "support.hpp"
 
 using namespace ssids::detail;
@@ -259,349 +263,107 @@ Level make_level(const std::vector<Spec>& specs, Kind kind, std::uint64_t seed) 
 }
 
 // ------------------------------------------------------------------------------------------------
-// The dense loop of factor_gpu.cu (windows, commits, updates, root fallback, contribution blocks,
-// copy-out), run on the twins and, with a Gpu, on the kernels in lockstep.
+// The dense stages of the level driver (factor/level_driver.hpp: window steps, commits, queued updates, root
+// fallback, contribution blocks, copy-out) on a synthetic level, with the reference kernels (the CPU twins) or,
+// on a device, the CUDA kernels.
 
 struct DenseRun {
-  std::vector<int> nelim;           ///< per front
-  std::vector<int> posdef_fail;     ///< per front: variable whose pivot is not positive (posdef), else -1
-  std::vector<int> root_fallback;   ///< per front: 1 if the root fallback finished it
-  int steps = 0;
+  std::vector<int> nelim;          ///< per front
+  std::vector<int> posdef_fail;    ///< per front: variable whose pivot is not positive (posdef), else -1
+  std::vector<int> root_fallback;  ///< per front: 1 if the root fallback finished it
+  long long steps = 0;
   // copy-out
   std::vector<double> lstore, dstore;
   std::vector<int> rows;
 };
 
-DenseRun run_dense(Level& h, const DenseParams& prm, Gpu* g) {
-  const int nf = static_cast<int>(h.fronts.size());
-  DenseRun out;
-  std::vector<int> kk(nf, 0), ss(nf, 0), progress(nf, 0), active(nf, 0);
-  out.posdef_fail.assign(nf, -1);
-  out.root_fallback.assign(nf, 0);
-  for (int f = 0; f < nf; ++f) active[f] = h.fronts[f].p > 0;
-  std::vector<WindowTask> wins;
-  std::vector<double> lt, sb, wbuf, lines;
-  std::vector<int> scr, q;
-  std::vector<WindowResult> res;
-  std::vector<FormWTask> formw;
-  std::vector<UpdateTask> upd;
+template <class T>
+void fetch(const HostBuffer<T>& b, std::vector<T>& v) {
+  if (!v.empty()) std::copy(b.get(), b.get() + v.size(), v.begin());
+}
+#ifdef SSIDS_TEST_HAVE_CUDA
+template <class T>
+void fetch(const DeviceBuffer<T>& b, std::vector<T>& v) {
+  if (!v.empty()) REQUIRE(cudaMemcpy(v.data(), b.get(), v.size() * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+}
+#endif
 
-  // C -= L W^T with W = L D, as run_updates does it for regions below cuBLAS' size (all of them here)
-  auto form_and_update = [&](const std::string& what) {
-    (void)what;
-    if (upd.empty()) return;
-    long long max_entries = 0;
-    for (const auto& fw : formw) max_entries = std::max(max_entries, static_cast<long long>(fw.nrow) * fw.q);
-    long long ntiles = 0;
-    for (auto& u : upd) {
-      u.tile_begin = ntiles;
-      ntiles += twin_update_tiles(u.nrow, u.ncol);
+/// The driver's dense stages on a level with kernel set K: the level is uploaded to the driver's buffers, step()
+/// runs one window step (false when the window loop is over), finish() runs the stages after the loop and leaves
+/// the factorized fronts, variables and D in the level. prepared: the contribution updates are prepared during the
+/// first window step (the driver's path with preallocated buffers). In posdef mode, a front whose pivot is not
+/// positive stops (posdef_fail); the driver would then throw, so the stages after the window loop run only when
+/// no front stopped.
+template <class K>
+class DenseLevelRun {
+ public:
+  template <class T>
+  using Buf = typename K::template Buffer<T>;
+  DenseLevelRun(K& k, const Level& h, const DenseParams& prm, bool prepared)
+      : k_(k), fronts_(h.fronts.begin(), h.fronts.end()), info_(h.fronts.size()),
+        stores_{lstore_, rows_, dstore_, info_}, drv_(k, nullptr, in_, w_, stores_) {
+    in_.prm = prm;
+    in_.cpu_block_size = 32;
+    in_.preallocate = prepared;
+    w_.F.upload(h.f.data(), h.f.size(), k.main);
+    w_.Vars.upload(h.vars.data(), h.vars.size(), k.main);
+    w_.Dlev.upload(h.d.data(), h.d.size(), k.main);
+    w_.Fronts.upload(fronts_.data(), fronts_.size(), k.main);
+    drv_.set_level(fronts_);
+    drv_.begin_dense_phase();
+  }
+  bool step() { return drv_.dense_step(); }
+  /// The level's fronts, variables and D as they are now.
+  void state(Level& h) {
+    k_.sync();
+    fetch(w_.F, h.f);
+    fetch(w_.Vars, h.vars);
+    fetch(w_.Dlev, h.d);
+  }
+  DenseRun finish(Level& h) {
+    const int nf = static_cast<int>(fronts_.size());
+    DenseRun out;
+    out.steps = drv_.times.steps;
+    out.posdef_fail.assign(drv_.not_posdef_var.begin(), drv_.not_posdef_var.end());
+    const bool stopped = std::any_of(out.posdef_fail.begin(), out.posdef_fail.end(), [](int v) { return v >= 0; });
+    out.root_fallback.assign(nf, 0);
+    for (int f = 0; f < nf; ++f)
+      out.root_fallback[f] = fronts_[f].m == fronts_[f].p && drv_.kk[f] < fronts_[f].p && out.posdef_fail[f] < 0;
+    out.nelim.assign(drv_.kk.begin(), drv_.kk.end());
+    if (!stopped) {
+      drv_.finish_roots();
+      drv_.contribution_updates();
+      drv_.copy_out();
+      for (int f = 0; f < nf; ++f) out.nelim[f] = info_[f].nelim;
     }
-    const int nfw = static_cast<int>(formw.size()), nu = static_cast<int>(upd.size());
-    ON_GPU({
-      g->put(h.f);
-      g->put(h.d);
-      g->put(wbuf);
-      std::vector<FormWTask> dfw = formw;
-      for (auto& fw : dfw) {
-        fw.l = g->dev(fw.l);
-        fw.d = g->dev(fw.d);
-        fw.w = g->dev(fw.w);
-      }
-      launch_form_w(g->put(dfw), nfw, max_entries, nullptr);
-      g->sync(what + " form_w");
-    });
-    twin_form_w(formw.data(), nfw, max_entries);
-    ON_GPU(g->compare(what + " form_w: W", wbuf));
-    ON_GPU({
-      g->put(h.f);
-      g->put(wbuf);
-      std::vector<UpdateTask> du = upd;
-      for (auto& u : du) {
-        u.c = g->dev(u.c);
-        u.l = g->dev(u.l);
-        u.w = g->dev(u.w);
-      }
-      CHECK(update_tiles(upd.back().nrow, upd.back().ncol) == twin_update_tiles(upd.back().nrow, upd.back().ncol));
-      launch_update(g->put(du), nu, ntiles, nullptr);
-      g->sync(what + " update");
-    });
-    twin_update(upd.data(), nu, ntiles);
-    ON_GPU(g->compare(what + " update: fronts", h.f));
-  };
-
-  for (;;) {
-    wins.clear();
-    long long lt_size = 0, scr_size = 0, s_size = 0, row_blocks = 0, line_size = 0;
-    for (int f = 0; f < nf; ++f) {
-      if (!active[f]) continue;
-      WindowTask t{};
-      t.front = f;
-      t.k = kk[f];
-      t.s = ss[f];
-      t.w = std::min(max_window, h.fronts[f].p - kk[f] - ss[f]);
-      t.lt_off = lt_size;
-      t.scr_off = scr_size;
-      t.s_off = s_size;
-      t.rb_begin = row_blocks;
-      t.line_off = line_size;
-      lt_size += static_cast<long long>(h.fronts[f].m - t.k) * t.w;
-      scr_size += commit_scratch_ints(t.s, t.w);
-      line_size += commit_line_doubles(h.fronts[f].m, t.w);
-      s_size += static_cast<long long>(t.w) * t.w;
-      row_blocks += (h.fronts[f].m - t.k - t.w + apply_rows - 1) / apply_rows;
-      wins.push_back(t);
-    }
-    if (wins.empty()) break;
-    const int nt = static_cast<int>(wins.size());
-    ++out.steps;
-    const std::string step = "step " + std::to_string(out.steps);
-    lt.assign(static_cast<std::size_t>(lt_size) + 1, 0.0);
-    scr.assign(static_cast<std::size_t>(scr_size) + 1, -1);
-    sb.assign(static_cast<std::size_t>(s_size) + 1, 0.0);
-    lines.assign(static_cast<std::size_t>(line_size) + 1, 0.0);
-    res.assign(static_cast<std::size_t>(nt), WindowResult{});
-    q.assign(2 * static_cast<std::size_t>(nt), -9);
-    long long max_lt = 0;
-    for (const auto& t : wins) max_lt = std::max(max_lt, static_cast<long long>(h.fronts[t.front].m - t.k) * t.w);
-
-    ON_GPU({
-      g->put(h.fronts);
-      g->put(wins);
-      g->put(h.f);
-      g->put(lt);
-      g->put(sb);
-      g->put(res);
-      launch_factor_window(g->dev(wins.data()), nt, g->dev(h.fronts.data()), g->dev(h.f.data()), g->dev(lt.data()),
-                           g->dev(sb.data()), g->dev(res.data()), prm, nullptr);
-      g->sync(step + " factor_window");
-    });
-    twin_factor_window(wins.data(), nt, h.fronts.data(), h.f.data(), lt.data(), sb.data(), res.data(), prm);
-    ON_GPU({
-      g->compare(step + " factor_window: results", res);
-      g->compare(step + " factor_window: S", sb);
-      g->compare(step + " factor_window: L scratch", lt);
-      g->compare(step + " factor_window: fronts (read only)", h.f);
-    });
-
-    ON_GPU({
-      g->put(lt);
-      g->put(sb);
-      g->put(res);
-      launch_apply_window(g->dev(wins.data()), nt, row_blocks, g->dev(h.fronts.data()), g->dev(h.f.data()),
-                          g->dev(lt.data()), g->dev(sb.data()), g->dev(res.data()), prm, nullptr);
-      g->sync(step + " apply_window");
-    });
-    twin_apply_window(wins.data(), nt, row_blocks, h.fronts.data(), h.f.data(), lt.data(), sb.data(), res.data(), prm);
-    ON_GPU({
-      g->compare(step + " apply_window: results", res);
-      g->compare(step + " apply_window: L scratch", lt);
-    });
-
-    ON_GPU({
-      g->put(h.f);
-      g->put(h.vars);
-      g->put(h.d);
-      g->put(lt);
-      g->put(res);
-      g->put(q);
-      g->put(scr);
-      g->put(lines);
-      launch_commit_window(g->dev(wins.data()), nt, max_lt, g->dev(h.fronts.data()), g->dev(h.f.data()),
-                           g->dev(h.vars.data()), g->dev(h.d.data()), g->dev(lt.data()), g->dev(res.data()),
-                           g->dev(q.data()), g->dev(scr.data()), g->dev(lines.data()), nullptr);
-      g->sync(step + " commit_window");
-    });
-    twin_commit_window(wins.data(), nt, max_lt, h.fronts.data(), h.f.data(), h.vars.data(), h.d.data(), lt.data(),
-                       res.data(), q.data(), scr.data(), lines.data());
-    ON_GPU({
-      g->compare(step + " commit_window: accepted", q);
-      g->compare(step + " commit_window: scratch", scr);
-      g->compare(step + " commit_window: line copies", lines);
-      g->compare(step + " commit_window: fronts", h.f);
-      g->compare(step + " commit_window: variables", h.vars);
-      g->compare(step + " commit_window: D", h.d);
-    });
-
-    // the driver's bookkeeping (factor_gpu.cu), with W offsets resolved after sizing
-    formw.clear();
-    upd.clear();
-    long long w_size = 0;
-    std::vector<long long> w_off;
-    for (int i = 0; i < nt; ++i) {
-      const WindowTask& t = wins[i];
-      const FrontDesc& fd = h.fronts[t.front];
-      const int qi = q[2 * i];
-      if (prm.posdef && q[2 * i + 1] >= 0) {
-        out.posdef_fail[t.front] = h.vars[fd.var_off + t.k + t.s + q[2 * i + 1]];
-        active[t.front] = 0;
-        continue;
-      }
-      if (qi > 0) {
-        kk[t.front] += qi;
-        ss[t.front] += t.w - qi;
-        progress[t.front] = 1;
-        const int k = kk[t.front], rem = fd.p - k;
-        if (rem > 0) {
-          double* F = h.f.data() + fd.off;
-          FormWTask fw{};
-          fw.l = F + k + static_cast<long long>(k - qi) * fd.m;
-          fw.d = h.d.data() + fd.d_off + 2LL * (k - qi);
-          fw.ldl = fd.m;
-          fw.nrow = rem;
-          fw.q = qi;
-          formw.push_back(fw);
-          UpdateTask u{};
-          u.c = F + k + static_cast<long long>(k) * fd.m;
-          u.ldc = fd.m;
-          u.l = fw.l;
-          u.ldl = fd.m;
-          u.ldw = rem;
-          u.nrow = fd.m - k;
-          u.ncol = rem;
-          u.kdim = qi;
-          upd.push_back(u);
-          w_off.push_back(w_size);
-          w_size += static_cast<long long>(rem) * qi;
-        }
-      } else {
-        ss[t.front] += t.w;
-      }
-      if (kk[t.front] < fd.p && ss[t.front] >= fd.p - kk[t.front] && progress[t.front]) {
-        ss[t.front] = 0;
-        progress[t.front] = 0;
-      }
-      if (kk[t.front] == fd.p || ss[t.front] >= fd.p - kk[t.front]) active[t.front] = 0;
-    }
-    wbuf.assign(static_cast<std::size_t>(w_size) + 1, 0.0);
-    for (std::size_t i = 0; i < formw.size(); ++i) {
-      formw[i].w = wbuf.data() + w_off[i];
-      upd[i].w = wbuf.data() + w_off[i];
-    }
-    form_and_update(step);
+    state(h);
+    out.lstore.resize(static_cast<std::size_t>(stores_.l_used));
+    out.rows.resize(static_cast<std::size_t>(stores_.rows_used));
+    out.dstore.resize(static_cast<std::size_t>(stores_.d_used));
+    fetch(lstore_, out.lstore);
+    fetch(rows_, out.rows);
+    fetch(dstore_, out.dstore);
+    return out;
   }
 
-  // roots whose remaining candidates all failed: finished by the CPU dense LDL^T (full search), the
-  // permutation applied by permute_range
-  for (int f = 0; f < nf; ++f) {
-    const FrontDesc& fd = h.fronts[f];
-    if (fd.m != fd.p || kk[f] == fd.p || out.posdef_fail[f] >= 0) continue;
-    const int k = kk[f], r = fd.p - k;
-    std::vector<double> blk(static_cast<std::size_t>(r) * r);
-    double* F = h.f.data() + fd.off;
-    for (int j = 0; j < r; ++j)
-      for (int i = 0; i < r; ++i) blk[i + static_cast<std::size_t>(j) * r] = F[(k + i) + static_cast<long long>(k + j) * fd.m];
-    std::vector<int> perm(r);
-    std::vector<double> dd(2 * static_cast<std::size_t>(r));
-    DenseLdltOptions o;
-    o.u = prm.u;
-    o.small = prm.small;
-    o.block_size = 32;
-    DenseLdltStats stats;
-    const int ne = ldlt_threshold_partial(r, r, blk.data(), r, perm.data(), dd.data(), o, stats);
-    CHECK(ne == r);
-    std::vector<int> pscr(3 * static_cast<std::size_t>(r), 0);
-    std::copy(perm.begin(), perm.end(), pscr.begin());
-    const std::string what = "root fallback of front " + std::to_string(f);
-    ON_GPU({
-      g->put(h.fronts);
-      g->put(h.f);
-      g->put(h.vars);
-      g->put(pscr);
-      launch_permute_range(g->dev(h.fronts.data() + f), g->dev(h.f.data()), g->dev(h.vars.data()), k, r,
-                           g->dev(pscr.data()), nullptr);
-      g->sync(what);
-    });
-    twin_permute_range(h.fronts.data() + f, h.f.data(), h.vars.data(), k, r, pscr.data());
-    ON_GPU({
-      g->compare(what + " permute_range: fronts", h.f);
-      g->compare(what + " permute_range: variables", h.vars);
-      if (r > 1) g->compare(what + " permute_range: scratch", pscr);
-    });
-    for (int j = 0; j < r; ++j)
-      for (int i = 0; i < r; ++i) F[(k + i) + static_cast<long long>(k + j) * fd.m] = blk[i + static_cast<std::size_t>(j) * r];
-    std::copy(dd.begin(), dd.end(), h.d.begin() + fd.d_off + 2LL * k);
-    kk[f] = fd.p;
-    out.root_fallback[f] = 1;
-  }
+ private:
+  K& k_;
+  LevelInputs in_;
+  LevelWork<K> w_;
+  Buf<double> lstore_, dstore_;
+  Buf<int> rows_;
+  ssids::Vector<FrontDesc> fronts_;
+  ssids::Vector<GpuNodeInfo> info_;
+  LevelStores<K> stores_;
+  LevelDriver<K> drv_;
+};
 
-  // contribution blocks: C -= L2 D L2^T with every pivot of the front
-  formw.clear();
-  upd.clear();
-  long long w_size = 0;
-  std::vector<long long> w_off;
-  for (int f = 0; f < nf; ++f) {
-    const FrontDesc& fd = h.fronts[f];
-    const int k = kk[f], mc = fd.m - fd.p;
-    if (k == 0 || mc == 0 || out.posdef_fail[f] >= 0) continue;
-    double* F = h.f.data() + fd.off;
-    FormWTask fw{};
-    fw.l = F + fd.p;
-    fw.d = h.d.data() + fd.d_off;
-    fw.ldl = fd.m;
-    fw.nrow = mc;
-    fw.q = k;
-    formw.push_back(fw);
-    UpdateTask u{};
-    u.c = F + fd.p + static_cast<long long>(fd.p) * fd.m;
-    u.ldc = fd.m;
-    u.l = fw.l;
-    u.ldl = fd.m;
-    u.ldw = mc;
-    u.nrow = mc;
-    u.ncol = mc;
-    u.kdim = k;
-    upd.push_back(u);
-    w_off.push_back(w_size);
-    w_size += static_cast<long long>(mc) * k;
+DenseRun run_dense_reference(Level& h, const DenseParams& prm, bool prepared = false) {
+  ReferenceLevelKernels k;
+  DenseLevelRun<ReferenceLevelKernels> run(k, h, prm, prepared);
+  while (run.step()) {
   }
-  wbuf.assign(static_cast<std::size_t>(w_size) + 1, 0.0);
-  for (std::size_t i = 0; i < formw.size(); ++i) {
-    formw[i].w = wbuf.data() + w_off[i];
-    upd[i].w = wbuf.data() + w_off[i];
-  }
-  form_and_update("contribution blocks");
-
-  // copy-out
-  std::vector<CopyOutTask> co(nf);
-  long long l_need = 0, rows_need = 0, d_need = 0;
-  int max_m = 0;
-  for (int f = 0; f < nf; ++f) {
-    const FrontDesc& fd = h.fronts[f];
-    const int ne = out.posdef_fail[f] >= 0 ? 0 : kk[f];
-    co[f] = CopyOutTask{f, ne, l_need, rows_need, d_need};
-    l_need += static_cast<long long>(fd.m) * ne;
-    rows_need += fd.m;
-    d_need += 2LL * ne;
-    max_m = std::max(max_m, fd.m);
-  }
-  out.lstore.assign(static_cast<std::size_t>(l_need) + 1, -3.0);
-  out.rows.assign(static_cast<std::size_t>(rows_need) + 1, -3);
-  out.dstore.assign(static_cast<std::size_t>(d_need) + 1, -3.0);
-  const int spread = std::max(1, std::min(1024, static_cast<int>(static_cast<long long>(max_m) * max_m / (256 * 64))));
-  ON_GPU({
-    g->put(h.fronts);
-    g->put(h.f);
-    g->put(h.vars);
-    g->put(h.d);
-    g->put(out.lstore);
-    g->put(out.rows);
-    g->put(out.dstore);
-    launch_copy_out(g->put(co), nf, spread, g->dev(h.fronts.data()), g->dev(h.f.data()), g->dev(h.vars.data()),
-                    g->dev(h.d.data()), g->dev(out.lstore.data()), g->dev(out.rows.data()), g->dev(out.dstore.data()),
-                    nullptr);
-    g->sync("copy_out");
-  });
-  twin_copy_out(co.data(), nf, spread, h.fronts.data(), h.f.data(), h.vars.data(), h.d.data(), out.lstore.data(),
-                out.rows.data(), out.dstore.data());
-  ON_GPU({
-    g->compare("copy_out: L", out.lstore);
-    g->compare("copy_out: rows", out.rows);
-    g->compare("copy_out: D", out.dstore);
-  });
-  out.nelim.assign(nf, 0);
-  for (int f = 0; f < nf; ++f) out.nelim[f] = co[f].nelim;
-  return out;
+  return run.finish(h);
 }
 
 /// Fronts of one level: sizes straddling the warp (32), window (64), apply block (128) and tile boundaries.
@@ -751,7 +513,7 @@ TwinVsCpu twins_against_cpu(const std::vector<Spec>& specs, Kind kind, double u,
   Level h = make_level(specs, kind, seed);
   const Level h0 = h;
   DenseParams prm{u, 1e-20, 0};
-  DenseRun run = run_dense(h, prm, nullptr);
+  DenseRun run = run_dense_reference(h, prm, seed % 2 == 0);
   TwinVsCpu stat;
   for (std::size_t f = 0; f < specs.size(); ++f) {
     const FrontDesc& fd = h.fronts[f];
@@ -937,19 +699,70 @@ AssemblyLevel make_assembly_level(std::uint64_t seed, int ld_pad = 0) {
 }
 
 #ifdef SSIDS_TEST_HAVE_CUDA
+/// Bitwise comparison of a CUDA result with the reference's.
+template <class T>
+bool same_bits(const std::string& what, const std::vector<T>& gpu, const std::vector<T>& ref) {
+  INFO(what);
+  REQUIRE(gpu.size() == ref.size());
+  std::size_t ndiff = 0, first = 0;
+  for (std::size_t i = 0; i < gpu.size(); ++i)
+    if (std::memcmp(&gpu[i], &ref[i], sizeof(T)) != 0 && ndiff++ == 0) first = i;
+  CHECK_MESSAGE(ndiff == 0, ndiff << " of " << gpu.size() << " entries differ, first at " << first << " (gpu "
+                                  << +gpu[first] << ", reference " << +ref[first] << ")");
+  return ndiff == 0;
+}
+
+/// The driver's dense stages with the CUDA kernels and with the reference kernels on the same level, step by step:
+/// bitwise the same fronts, variables and D after every window step, then the same pivot counts and copied-out
+/// factors (the tensor-core updates off: the update kernel's twin gives its bits).
 void dense_level_on_gpu(const std::vector<Spec>& specs, Kind kind, DenseParams prm, std::uint64_t seed) {
-  Level h = make_level(specs, kind, seed);
-  Gpu g;
   std::ostringstream ctx;
   ctx << kind_name(kind) << " u=" << prm.u << (prm.posdef ? " posdef" : "") << " seed=" << seed << " fronts";
   for (const auto& s : specs) ctx << " " << s.m << "x" << s.p;
-  g.context = ctx.str();
-  DenseRun run = run_dense(h, prm, &g);
-  CHECK(g.compared() > 0);
+  INFO(ctx.str());
+  const bool prepared = seed % 2 == 0;
+  Level hg = make_level(specs, kind, seed), hr = hg;
+  const bool was = set_gpu_tensor_core_updates(false);
+  DenseRun rg, rr;
+  {
+    SideBlas side;
+    CudaLevelKernels kg;
+    kg.side = &side;
+    ReferenceLevelKernels kr;
+    DenseLevelRun<CudaLevelKernels> g(kg, hg, prm, prepared);
+    DenseLevelRun<ReferenceLevelKernels> r(kr, hr, prm, prepared);
+    for (int step = 1;; ++step) {
+      const bool more_g = g.step(), more_r = r.step();
+      REQUIRE(more_g == more_r);
+      if (!more_g) break;
+      INFO("after window step " << step);
+      g.state(hg);
+      r.state(hr);
+      const bool same = same_bits("fronts", hg.f, hr.f) & same_bits("variables", hg.vars, hr.vars) &
+                        same_bits("D", hg.d, hr.d);
+      if (!same) {  // the first step that differs is the one to look at
+        set_gpu_tensor_core_updates(was);
+        return;
+      }
+    }
+    rg = g.finish(hg);
+    rr = r.finish(hr);
+  }
+  set_gpu_tensor_core_updates(was);
+  CHECK(rg.steps == rr.steps);
+  same_bits("pivots accepted", rg.nelim, rr.nelim);
+  same_bits("posdef failures", rg.posdef_fail, rr.posdef_fail);
+  same_bits("root fallbacks", rg.root_fallback, rr.root_fallback);
+  same_bits("fronts", hg.f, hr.f);
+  same_bits("variables", hg.vars, hr.vars);
+  same_bits("D", hg.d, hr.d);
+  same_bits("copy-out L", rg.lstore, rr.lstore);
+  same_bits("copy-out rows", rg.rows, rr.rows);
+  same_bits("copy-out D", rg.dstore, rr.dstore);
   if (kind == Kind::tiny || kind == Kind::zero)
-    for (int ne : run.nelim) CHECK(ne == 0);
+    for (int ne : rr.nelim) CHECK(ne == 0);
   if (kind == Kind::posdef)
-    for (std::size_t f = 0; f < specs.size(); ++f) CHECK(run.nelim[f] == specs[f].p);
+    for (std::size_t f = 0; f < specs.size(); ++f) CHECK(rr.nelim[f] == specs[f].p);
 }
 #endif
 
@@ -1018,7 +831,7 @@ TEST_CASE("GPU kernels - CPU twins: posdef mode matches the CPU partial Cholesky
         }
       }
       const Level h0 = h;
-      DenseRun run = run_dense(h, DenseParams{0.0, 1e-20, 1}, nullptr);
+      DenseRun run = run_dense_reference(h, DenseParams{0.0, 1e-20, 1});
       for (std::size_t f = 0; f < specs.size(); ++f) {
         const FrontDesc& fd = h.fronts[f];
         const int m = fd.m, p = fd.p;
@@ -1052,7 +865,7 @@ TEST_CASE("GPU kernels - CPU twins: posdef mode matches the CPU partial Cholesky
             scale = std::max(scale, std::fabs(lc));
           }
         }
-        for (int j = p; j < m; ++j)
+        for (int j = p; j < m && !bad; ++j)  // (a run where a front stopped updates no contribution block)
           for (int i = j; i < m; ++i) {
             const double st = h.f[fd.off + i + static_cast<long long>(j) * m], sc = a[i + static_cast<std::size_t>(j) * m];
             err = std::max(err, std::fabs(st - sc));

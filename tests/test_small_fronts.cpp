@@ -45,14 +45,7 @@ bool check_small_phase(const ssids::SymmetricMatrix& a, const ssids::Options& o,
   }
   ssids::Factors tw = ssids_test::small_phase_factors(an.symbolic_ptr(), ph, scale, mode);
   // backward error without refinement, against the CPU path's on the same matrix (some are ill conditioned)
-  std::vector<double> b = ssids_test::make_rhs(a), x = b, xc = b;
-  ssids::Inform si;
-  tw.solve(ssids::SolveJob::full, 1, x.data(), a.n, si);
-  cpu.solve(ssids::SolveJob::full, 1, xc.data(), a.n, si);
-  const double berr = ssids::scaled_backward_error(a, x.data(), b.data(), 1, a.n);
-  const double berr_cpu = ssids::scaled_backward_error(a, xc.data(), b.data(), 1, a.n);
-  INFO("backward error " << berr << ", CPU path " << berr_cpu);
-  CHECK(berr < std::max(1e-14, 20 * berr_cpu));
+  ssids_test::check_backward_error_against(a, tw, cpu);
   if (mode == ssids::Mode::indefinite) {
     const ssids_test::DCounts c = ssids_test::count_from_d(tw);
     CHECK(c.neg == ci.num_neg);

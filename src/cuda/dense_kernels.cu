@@ -17,7 +17,7 @@
 //  form_w + update: the remaining fully summed columns get C -= L W^T with W = L D (update_kernel).
 // Windows sweep the candidates from left to right (failed ones are left behind, s grows); a new sweep over
 // the failed ones starts when the last one made progress, else the front is finished and they are delayed
-// (host side, factor_gpu.cu).
+// (host side, factor/level_driver.hpp).
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // headers), shared by the launchers (cuda/front_kernels.cuh) and their CPU twins (factor/gpu_twins.hpp).
 //
 // Fronts of one level live in one buffer; front f is an m x m column-major matrix with leading dimension
-// ld >= m (factor_gpu.cu pads it to a multiple of 8 and aligns the contribution block to 64 bytes, for
+// ld >= m (the level driver, factor/level_driver.hpp, pads it to a multiple of 8 and aligns the contribution block to 64 bytes, for
 // cuBLAS's aligned kernels) of which only the lower triangle is used. Row/column order inside a front is that of the CPU path:
 //     [ own ncol columns | ndelay delayed columns | the other rows ]   (fully summed: p = ncol + ndelay)
 #pragma once
@@ -79,7 +79,7 @@ struct WindowResult {
 };
 
 /// Column block of the contribution-block updates: a region big enough for plain cuBLAS pieces is cut at
-/// multiples of it (factor_gpu.cu's run_updates). zero_fronts clears the fully summed columns entirely and the
+/// multiples of it (plan_updates, cuda/level_kernels_cuda.cu). zero_fronts clears the fully summed columns entirely and the
 /// contribution block from the top of each column's block. Since session 11 nothing writes above the diagonal
 /// of a contribution block (the diagonal blocks go to the tensor-core kernel, lower triangle only), so the
 /// clearing could start at the diagonal; it still starts at the block top (a superset, kept with its twin).

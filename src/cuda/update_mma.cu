@@ -14,7 +14,7 @@
 // (launch_update_mma's aligned16).
 //
 // A tile may also be one of a full rectangle (UpdateTask::full: the pieces of a big region that cuBLAS does not
-// take, factor_gpu.cu's run_updates). Used by the factorization for every update that is not a plain cublasDgemm
+// take, plan_updates in level_kernels_cuda.cu). Used by the factorization for every update that is not a plain cublasDgemm
 // piece since session 11; rates per level against cuBLAS in bench/NOTES.md (sessions 10 and 11).
 #include <cuda_runtime.h>
 

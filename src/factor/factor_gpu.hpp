@@ -36,6 +36,11 @@ bool set_gpu_prepared_updates(bool on);
 /// setting. Not thread-safe.
 bool set_gpu_small_fronts(bool on);
 
+/// Whether the level loop's updates run on the tensor-core kernel with plain cublasDgemm pieces (the default) or
+/// all on the update kernel whose CPU twin gives the same bits, so that the factors equal the reference level
+/// driver's (factor/level_kernels_reference.hpp); for tests. Returns the previous setting. Not thread-safe.
+bool set_gpu_tensor_core_updates(bool on);
+
 /// The level-scheduled GPU solve on GPU-resident factors (f.device set). x: n x nrhs, leading dimension ldx,
 /// in host memory (copied in and out; returns when done) or, when x_on_device, in device memory (queued on
 /// `stream`, a cudaStream_t, nullptr for the default stream; returns once queued).

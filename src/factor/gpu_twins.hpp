@@ -14,7 +14,9 @@
 //                                              16-wide chunk adds fma(0, 0, acc) like the kernel does)
 // Division is IEEE round-to-nearest on both sides. So the twins are bitwise equal to the kernels built
 // with that compiler for sm_90; tests/test_gpu_kernels.cpp checks it on a device.
-// Not mirrored: the cuBLAS DGEMM path of factor_gpu.cu's run_updates (a library call, not our kernel).
+// Not mirrored: the tensor-core update (update_mma.cu; rounding-equal to twin_update only) and the plain cuBLAS
+// DGEMM pieces of big updates (cuda/level_kernels_cuda.cu, a library call); the reference kernel set
+// (level_kernels_reference.hpp) sends every update to twin_update instead.
 //
 // The twins are plain C++ (no CUDA), built in every configuration, so they also serve as the CPU
 // reference of the a-posteriori tile factorization in CI.

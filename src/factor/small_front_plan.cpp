@@ -166,6 +166,29 @@ bool learn_small_front_needs(const Symbolic& sym, const SmallFrontPlan& plan, co
   return deferred;
 }
 
+long long take_small_results(const Symbolic& sym, const SmallFrontPlan& plan, const SmallResult* res,
+                             Vector<GpuNodeInfo>& info, Vector<unsigned char>& by_small) {
+  long long taken = 0;
+  for (index_t s = 0; s < sym.nsup; ++s) {
+    if (!plan.small[s] || res[s].state != small_done) continue;
+    const SmallResult& r = res[s];
+    const SmallSlot& sl = plan.slots[s];
+    GpuNodeInfo& ni = info[s];
+    ni.m = r.m;
+    ni.p = r.p;
+    ni.ndelay = r.p - sym.ncol(s);
+    ni.nelim = r.nelim;
+    ni.l_off = sl.l_off;
+    ni.rows_off = sl.rows_off;
+    ni.d_off = sl.d_off;
+    ni.front_off = sl.cb_off;  // its contribution block, in the pool
+    ni.front_ld = r.m - r.nelim;
+    by_small[s] = 1;
+    ++taken;
+  }
+  return taken;
+}
+
 }  // namespace gpu
 }  // namespace detail
 }  // namespace ssids

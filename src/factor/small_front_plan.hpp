@@ -16,6 +16,7 @@
 #pragma once
 #include "analyse/symbolic.hpp"
 #include "cuda/front_tasks.hpp"
+#include "factor/factor_tables.hpp"
 #include "ssids/memory.hpp"
 
 namespace ssids {
@@ -65,6 +66,12 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
 /// `tries` attempts are marked not small). Returns true when the plan should be rebuilt.
 bool learn_small_front_needs(const Symbolic& sym, const SmallFrontPlan& plan, const SmallResult* res,
                              SmallFrontNeeds& needs, int tries);
+
+/// The nodes the small phase finished (state small_done) entered in the level loop's node table: front size, fully
+/// summed columns, delays, pivots, their slots in the factor stores, and their contribution block in the pool
+/// (front_off, front_ld = m - nelim); by_small[s] = 1 for each. Returns how many.
+long long take_small_results(const Symbolic& sym, const SmallFrontPlan& plan, const SmallResult* res,
+                             Vector<GpuNodeInfo>& info, Vector<unsigned char>& by_small);
 
 }  // namespace gpu
 }  // namespace detail

@@ -22,6 +22,7 @@ void solve_gpu(const NumericFactors&, SolveJob, int, double*, offset_t, bool, vo
 std::pair<int, double> set_gpu_plain_gemm_bounds(int, double) { return {0, 0.0}; }
 bool set_gpu_prepared_updates(bool) { return false; }
 bool set_gpu_small_fronts(bool) { return false; }
+bool set_gpu_tensor_core_updates(bool) { return false; }
 int set_solve_compact_blocks(int) { return 0; }
 int set_solve_row_group(int) { return 1; }
 std::pair<int, int> solve_task_counts(const NumericFactors&) { return {0, 0}; }
