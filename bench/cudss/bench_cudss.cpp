@@ -1,10 +1,10 @@
 // bench_cudss.cpp — ssids's GPU factorization and solve against NVIDIA cuDSS on the same matrices, in the same
 // process and on the same GPU, so that every comparison is a ratio measured side by side.
 //
-// Usage: bench_cudss [--repeat R] [--ordering matching|metis] [--presolve] [--json] SPEC...
+// Usage: bench_cudss [--repeat R] [--ordering matching|metis] [--no-presolve] [--json] SPEC...
 // SPEC: a Matrix Market file (plain or .gz) or a gen: spec (ssids::load_symmetric).
 // ssids: the program's defaults (matching ordering and its scaling; --ordering metis: METIS and no scaling),
-//   Backend::gpu (--presolve: Options::presolve, the diagonal blocks inverted at factorization). One analysis;
+//   Backend::gpu, Options::presolve as the library's default (--no-presolve: off). One analysis;
 //   the first factorization in the process is reported on its own ("first"), then
 //   a warm-up and R timed factorizations (median of Inform::time_factor, wall clock of the whole call), then R
 //   timed solves with one right-hand side in host memory (median of Inform::time_solve). Backward error
@@ -179,16 +179,16 @@ Side run_cudss(const ssids::SymmetricMatrix& a, const std::vector<double>& b, in
 
 int main(int argc, char** argv) {
   int repeat = 5;
-  bool metis = false, json = false, presolve = false;
+  bool metis = false, json = false, presolve = ssids::Options().presolve;
   std::vector<std::string> specs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (a == "--ordering" && i + 1 < argc) metis = std::string(argv[++i]) == "metis";
     else if (a == "--json") json = true;
-    else if (a == "--presolve") presolve = true;
+    else if (a == "--no-presolve") presolve = false;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: bench_cudss [--repeat R] [--ordering matching|metis] [--presolve] [--json] SPEC...\n");
+      std::printf("usage: bench_cudss [--repeat R] [--ordering matching|metis] [--no-presolve] [--json] SPEC...\n");
       return 0;
     } else specs.push_back(a);
   }
@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
   }
   if (!json) {
     std::printf("# %s; ssids %s ordering%s; times in ms (median of %d); ratio = ssids / cuDSS\n", prop.name,
-                metis ? "METIS" : "matching", presolve ? ", presolve" : "", repeat);
+                metis ? "METIS" : "matching", presolve ? ", presolve" : ", no presolve", repeat);
     std::printf("%-28s %8s | %8s %8s %8s %6s | %7s %7s %6s | %14s %14s | %8s %8s | %6s\n", "matrix", "n", "first",
                 "factor", "cuDSS", "ratio", "solve", "cuDSS", "ratio", "neg ssids", "neg cuDSS", "berr", "cuDSS",
                 "delays");

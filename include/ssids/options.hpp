@@ -57,8 +57,11 @@ struct Options {
   std::int64_t min_gpu_work = 2000000LL;
   /// GPU backend: invert the diagonal block of every node of L in super-blocks of 512 columns after the
   /// factorization, so that the solve multiplies by them instead of solving triangles, with far fewer
-  /// dependent steps per node (time in Inform::time_gpu_presolve).
-  bool presolve = false;
+  /// dependent steps per node (time in Inform::time_gpu_presolve). On by default: on every matrix measured
+  /// (bench/NOTES.md, issue 31) one factorization and one solve take as long with it as without (the
+  /// inversion costs about what one solve saves) and every further solve of the factors is faster, and
+  /// solvers of optimization problems solve at least twice per factorization (iterative refinement).
+  bool presolve = true;
 };
 
 }  // namespace ssids

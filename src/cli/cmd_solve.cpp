@@ -43,7 +43,8 @@ const char* solve_help =
     "  --nrhs K           number of generated right-hand sides (default 1)\n"
     "  --refine STEPS     iterative refinement steps at most (default 0)\n"
     "  --solves R         then time R more plain solves; time_solve is their median\n"
-    "  --presolve         GPU: invert the diagonal blocks of L after factorizing (faster solves)\n"
+    "  --no-presolve      GPU: do not invert the diagonal blocks of L after factorizing (the default inverts\n"
+    "                     them: faster solves; --presolve is accepted and changes nothing)\n"
     "  --repeat R         factorize and solve R times; median times are reported (default 1)\n"
     "  --fail-on-singular treat a singular matrix as an error (-5, exit status 1) instead of a warning (+7)\n"
     "  -o, --output FILE  write the solution x (Matrix Market array n x k; gzip when FILE ends in .gz)\n"
@@ -221,7 +222,9 @@ SolveSettings parse_common(const Args& args) {
   st.nrhs = static_cast<int>(args.get_long("--nrhs", 1, 1, 1 << 20));
   st.refine = static_cast<int>(args.get_long("--refine", 0, 0, 100));
   st.solves = static_cast<int>(args.get_long("--solves", 0, 0, 100000));
-  st.options.presolve = args.has("--presolve");
+  if (args.has("--presolve") && args.has("--no-presolve"))
+    throw UsageError{"--presolve and --no-presolve contradict each other"};
+  st.options.presolve = !args.has("--no-presolve");
   st.repeat = static_cast<int>(args.get_long("--repeat", 1, 1, 1000));
   st.rhs_file = args.get("--rhs", "");
   if (args.has("--fail-on-singular")) st.options.action = false;
@@ -232,11 +235,11 @@ std::vector<std::string> solve_keys() {
   auto known = solver_option_keys;
   known.insert(known.end(), input_option_keys.begin(), input_option_keys.end());
   known.insert(known.end(), {"--help", "--json", "--posdef", "--nrhs", "--refine", "--repeat", "--rhs", "--fail-on-singular", "--solves",
-                              "--presolve", "--output"});
+                              "--presolve", "--no-presolve", "--output"});
   return known;
 }
 
-const std::vector<std::string> solve_flags = {"--help", "--json", "--posdef", "--fail-on-singular", "--presolve", "--quiet",
+const std::vector<std::string> solve_flags = {"--help", "--json", "--posdef", "--fail-on-singular", "--presolve", "--no-presolve", "--quiet",
                                               "--progress"};
 
 }  // namespace
