@@ -47,6 +47,8 @@
 #include <cmath>
 #include <functional>
 
+#include <omp.h>
+
 #include "analyse/delays.hpp"
 #include "analyse/dense_rows.hpp"
 #include "analyse/etree.hpp"
@@ -374,45 +376,47 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   // Every order is a function of the graph or the pairs alone and the choice is made after both tasks, so the
   // result is the same whatever ran early, on any number of threads.
   std::atomic<bool> matched{false}, plain_ready{false};
-  fork_join(
-      [&] {
-        mp = pairs_of_values();
-        matched.store(true, std::memory_order_release);
-        with_pairs = mp.pairs > 0;
-        if (!with_pairs) return;
-        PhaseTimer t(pc);
-        comp = compress(g, mp.partner);
-        t.lap("compressed graph");
-        if (!cheap) {
-          cc_thorough = compressed_by(orderings.thorough, pc, "METIS compressed");
-          cc_thorough_done = true;
-          return;
-        }
-        cc = compressed_by(orderings.cheap, pc, "AMD compressed");
-        if (!plain_ready.load(std::memory_order_acquire) || !thorough) return;
-        add_delays(g, cp, mp);  // the plain side is done with cp
-        cp_delays_done = true;
-        bool need_c = false, need_p = false;
-        decide(cc, cp, need_c, need_p);
-        if (!need_c) return;
-        cc_thorough = compressed_by(orderings.thorough, pc, "METIS compressed");
-        cc_thorough_done = true;
-      },
-      [&] {
-        if (!cheap) {
-          if (known_thorough.empty()) cp_thorough = plain_order(orderings.thorough, pp, "METIS plain");
-          return;
-        }
-        cp = plain_predicted(known_cheap.empty() ? plain_order(orderings.cheap, pp, "AMD plain") : known_cheap, pp);
-        // per edge of the graph without its dense rows, which the orderings keep out (their edges would make
-        // a KKT matrix with a few dense constraints look sparse)
-        gpu_bound = cp.flops >= orderings.cheap_flops_limit;
-        thorough = gpu_bound || cp.flops > kCheapOrderFlopsPerEdge *
-                                               static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
-        plain_ready.store(true, std::memory_order_release);
-        if (thorough && known_thorough.empty() && !matched.load(std::memory_order_acquire))
-          cp_thorough = plain_order(orderings.thorough, pp, "METIS plain");
-      });
+  const bool concurrent = omp_get_num_threads() > 1;  // in a team of threads (tasks.hpp): a second one may help
+  auto pairs_side = [&] {
+    mp = pairs_of_values();
+    matched.store(true, std::memory_order_release);
+    with_pairs = mp.pairs > 0;
+    if (!with_pairs) return;
+    PhaseTimer t(pc);
+    comp = compress(g, mp.partner);
+    t.lap("compressed graph");
+    if (!cheap) {
+      cc_thorough = compressed_by(orderings.thorough, pc, "METIS compressed");
+      cc_thorough_done = true;
+      return;
+    }
+    cc = compressed_by(orderings.cheap, pc, "AMD compressed");
+    if (!plain_ready.load(std::memory_order_acquire) || !thorough) return;
+    add_delays(g, cp, mp);  // the plain side is done with cp
+    cp_delays_done = true;
+    bool need_c = false, need_p = false;
+    decide(cc, cp, need_c, need_p);
+    if (!need_c) return;
+    cc_thorough = compressed_by(orderings.thorough, pc, "METIS compressed");
+    cc_thorough_done = true;
+  };
+  auto plain_side = [&] {
+    if (!cheap) {
+      if (known_thorough.empty()) cp_thorough = plain_order(orderings.thorough, pp, "METIS plain");
+      return;
+    }
+    cp = plain_predicted(known_cheap.empty() ? plain_order(orderings.cheap, pp, "AMD plain") : known_cheap, pp);
+    // per edge of the graph without its dense rows, which the orderings keep out (their edges would make
+    // a KKT matrix with a few dense constraints look sparse)
+    gpu_bound = cp.flops >= orderings.cheap_flops_limit;
+    thorough = gpu_bound || cp.flops > kCheapOrderFlopsPerEdge *
+                                           static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
+    plain_ready.store(true, std::memory_order_release);
+    if (thorough && known_thorough.empty() && concurrent && !matched.load(std::memory_order_acquire))
+      cp_thorough = plain_order(orderings.thorough, pp, "METIS plain");
+  };
+  // the matching on the calling thread: a loaded machine may leave the task waiting for a second thread
+  fork_join(plain_side, pairs_side);
   MatchingOrder out;
   out.scale = std::move(mp.scale);
   out.matched = mp.matched;
