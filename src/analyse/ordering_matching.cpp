@@ -52,6 +52,7 @@
 #include "analyse/delays.hpp"
 #include "analyse/dense_rows.hpp"
 #include "analyse/etree.hpp"
+#include "analyse/nested_dissection.hpp"
 #include "analyse/profile.hpp"
 #include "analyse/supernodes.hpp"
 #include "analyse/tasks.hpp"
@@ -369,14 +370,18 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   bool cc_thorough_done = false, cp_delays_done = false;
   Vector<index_t> cp_thorough;   // the plain graph's thorough order, when ordered ahead (it may go unused)
   // The plain candidate needs the pattern only: its orders are computed beside the matching (two tasks,
-  // tasks.hpp). Each side may also start a thorough ordering early, so that the second thread is not idle:
-  // the plain side while the matching is still running, when the pattern asks for the thorough ordering
-  // (wasted only when the compressed candidate then wins clearly); the pairs side when the plain side has
+  // tasks.hpp). Where the thorough ordering is one METIS call (graphs of at most kNdLeafVertices; above,
+  // nested dissection spreads over the whole team, and the two candidates' calls run side by side after the
+  // matching), each side may also start it early, so that the second thread is not idle: the plain side
+  // without the cheap ordering, or while the matching is still running when the pattern asks for the
+  // thorough ordering (wasted when the compressed candidate then wins clearly, which can lengthen the wall
+  // time by up to that call's time); the pairs side without the cheap ordering, or when the plain side has
   // already decided that the thorough ordering runs and the choice shows that the compressed candidate needs it.
   // Every order is a function of the graph or the pairs alone and the choice is made after both tasks, so the
   // result is the same whatever ran early, on any number of threads.
   std::atomic<bool> matched{false}, plain_ready{false};
   const bool concurrent = omp_get_num_threads() > 1;  // in a team of threads (tasks.hpp): a second one may help
+  const bool ahead = n <= kNdLeafVertices;            // a thorough ordering may start before the choice
   auto pairs_side = [&] {
     mp = pairs_of_values();
     matched.store(true, std::memory_order_release);
@@ -386,12 +391,13 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
     comp = compress(g, mp.partner);
     t.lap("compressed graph");
     if (!cheap) {
+      if (!ahead) return;
       cc_thorough = compressed_by(orderings.thorough, pc, "METIS compressed");
       cc_thorough_done = true;
       return;
     }
     cc = compressed_by(orderings.cheap, pc, "AMD compressed");
-    if (!plain_ready.load(std::memory_order_acquire) || !thorough) return;
+    if (!ahead || !plain_ready.load(std::memory_order_acquire) || !thorough) return;
     add_delays(g, cp, mp);  // the plain side is done with cp
     cp_delays_done = true;
     bool need_c = false, need_p = false;
@@ -402,7 +408,7 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   };
   auto plain_side = [&] {
     if (!cheap) {
-      if (known_thorough.empty()) cp_thorough = plain_order(orderings.thorough, pp, "METIS plain");
+      if (ahead && known_thorough.empty()) cp_thorough = plain_order(orderings.thorough, pp, "METIS plain");
       return;
     }
     cp = plain_predicted(known_cheap.empty() ? plain_order(orderings.cheap, pp, "AMD plain") : known_cheap, pp);
@@ -412,7 +418,7 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
     thorough = gpu_bound || cp.flops > kCheapOrderFlopsPerEdge *
                                            static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
     plain_ready.store(true, std::memory_order_release);
-    if (thorough && known_thorough.empty() && concurrent && !matched.load(std::memory_order_acquire))
+    if (thorough && ahead && concurrent && known_thorough.empty() && !matched.load(std::memory_order_acquire))
       cp_thorough = plain_order(orderings.thorough, pp, "METIS plain");
   };
   // the matching on the calling thread: a loaded machine may leave the task waiting for a second thread
