@@ -440,22 +440,32 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
     auto keep_better = [&](Candidate& kept, Candidate c) {
       if (gpu_bound || kept.perm.empty() || c.flops < kept.flops) kept = std::move(c);
     };
-    fork_join(
-        [&] {
-          if (!need_c) return;
-          keep_better(cc, cc_thorough_done ? std::move(cc_thorough)
-                                           : compressed_by(orderings.thorough, pc, "METIS compressed"));
-        },
-        [&] {
-          if (!need_p) return;
-          Vector<index_t> perm = !known_thorough.empty() ? known_thorough
-                                 : !cp_thorough.empty()  ? std::move(cp_thorough)
-                                                         : plain_order(orderings.thorough, pp, "METIS plain");
-          Candidate c = plain_predicted(std::move(perm), pp);
-          add_delays(g, c, mp);
-          out.plain.thorough = c.perm;
-          keep_better(cp, std::move(c));
-        });
+    auto order_c = [&] {
+      if (!need_c) return;
+      keep_better(cc, cc_thorough_done ? std::move(cc_thorough)
+                                       : compressed_by(orderings.thorough, pc, "METIS compressed"));
+    };
+    auto order_p = [&] {
+      if (!need_p) return;
+      Vector<index_t> perm = !known_thorough.empty() ? known_thorough
+                             : !cp_thorough.empty()  ? std::move(cp_thorough)
+                                                     : plain_order(orderings.thorough, pp, "METIS plain");
+      Candidate c = plain_predicted(std::move(perm), pp);
+      add_delays(g, c, mp);
+      out.plain.thorough = c.perm;
+      keep_better(cp, std::move(c));
+    };
+    // one of them alone on the calling thread: as a task it could go to the other thread, and a thread
+    // waiting for a task cannot run that task's own tasks (nested dissection's parts), so they would run
+    // one after another
+    const bool c_left = need_c && !cc_thorough_done;
+    const bool p_left = need_p && known_thorough.empty() && cp_thorough.empty();
+    if (c_left && p_left) {
+      fork_join(order_c, order_p);
+    } else {
+      order_c();
+      order_p();
+    }
   }
   out.thorough = thorough;
   if (timed) {  // the candidates ran side by side with the matching: their own times, and the wall time of all
