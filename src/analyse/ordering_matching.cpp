@@ -383,7 +383,12 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   const bool concurrent = omp_get_num_threads() > 1;  // in a team of threads (tasks.hpp): a second one may help
   const bool ahead = n <= kNdLeafVertices;            // a thorough ordering may start before the choice
   auto pairs_side = [&] {
-    mp = pairs_of_values();
+    try {
+      mp = pairs_of_values();
+    } catch (...) {  // bad values: nothing is ordered ahead for them
+      matched.store(true, std::memory_order_release);
+      throw;
+    }
     matched.store(true, std::memory_order_release);
     with_pairs = mp.pairs > 0;
     if (!with_pairs) return;
