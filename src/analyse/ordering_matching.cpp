@@ -368,7 +368,8 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   Candidate cc, cp;              // the candidates as ordered so far
   Candidate cc_thorough;         // the compressed candidate by the thorough ordering, when ordered ahead
   bool cc_thorough_done = false, cp_delays_done = false;
-  Vector<index_t> cp_thorough;   // the plain graph's thorough order, when ordered ahead (it may go unused)
+  Candidate cp_thorough;         // the plain graph's thorough order (pattern part predicted), when ordered ahead
+  bool cp_thorough_done = false;
   // The plain candidate needs the pattern only: its orders are computed beside the matching (two tasks,
   // tasks.hpp). Where the thorough ordering is one METIS call (graphs of at most kNdLeafVertices; above,
   // nested dissection spreads over the whole team, and the two candidates' calls run side by side after the
@@ -411,9 +412,13 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
     cc_thorough = compressed_by(orderings.thorough, pc, "METIS compressed");
     cc_thorough_done = true;
   };
+  auto order_plain_ahead = [&] {  // with the pattern part of its prediction
+    cp_thorough = plain_predicted(plain_order(orderings.thorough, pp, "METIS plain"), pp);
+    cp_thorough_done = true;
+  };
   auto plain_side = [&] {
     if (!cheap) {
-      if (ahead && known_thorough.empty()) cp_thorough = plain_order(orderings.thorough, pp, "METIS plain");
+      if (ahead && known_thorough.empty()) order_plain_ahead();
       return;
     }
     cp = plain_predicted(known_cheap.empty() ? plain_order(orderings.cheap, pp, "AMD plain") : known_cheap, pp);
@@ -424,7 +429,7 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
                                            static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
     plain_ready.store(true, std::memory_order_release);
     if (thorough && ahead && concurrent && known_thorough.empty() && !matched.load(std::memory_order_acquire))
-      cp_thorough = plain_order(orderings.thorough, pp, "METIS plain");
+      order_plain_ahead();
   };
   // the matching on the calling thread: a loaded machine may leave the task waiting for a second thread
   fork_join(plain_side, pairs_side);
@@ -452,10 +457,9 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
     };
     auto order_p = [&] {
       if (!need_p) return;
-      Vector<index_t> perm = !known_thorough.empty() ? known_thorough
-                             : !cp_thorough.empty()  ? std::move(cp_thorough)
-                                                     : plain_order(orderings.thorough, pp, "METIS plain");
-      Candidate c = plain_predicted(std::move(perm), pp);
+      Candidate c = !known_thorough.empty() ? plain_predicted(known_thorough, pp)
+                    : cp_thorough_done      ? std::move(cp_thorough)
+                                            : plain_predicted(plain_order(orderings.thorough, pp, "METIS plain"), pp);
       add_delays(g, c, mp);
       out.plain.thorough = c.perm;
       keep_better(cp, std::move(c));
@@ -464,7 +468,7 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
     // waiting for a task cannot run that task's own tasks (nested dissection's parts), so they would run
     // one after another
     const bool c_left = need_c && !cc_thorough_done;
-    const bool p_left = need_p && known_thorough.empty() && cp_thorough.empty();
+    const bool p_left = need_p && known_thorough.empty() && !cp_thorough_done;
     if (c_left && p_left) {
       fork_join(order_c, order_p);
     } else {
