@@ -2,7 +2,7 @@
 //
 // Usage: bench_analyse [--threads T] [--repeat R] [--ordering metis|matching|both] [--spral PATH]
 //                      [--check-threads LIST] [--ipm NVAR:NCON:ITERS[:SEED]]... [--cpu] [--exact-reuse]
-//                      [--no-cache] [SPEC...]
+//                      [--no-cache] [--backend cpu|gpu|auto] [SPEC...]
 // SPEC is a Matrix Market file (plain or .gz) or a gen: spec (see ssids::load_symmetric). For each problem and
 // ordering: one warm-up analyse, then R timed ones; the table gives the median total and the median of every
 // phase (detail::analyse_profiled), nnz(L) and flops predicted. With --spral PATH (or the environment variable
@@ -27,6 +27,8 @@
 // 3, factorize, solve one right-hand side), R rounds of the whole sequence per library, per-iteration medians
 // and the totals; our re-analysis kind per iteration (fresh, whole, pairs, kept, plain). --cpu: use_gpu =
 // false for both; --exact-reuse: MatchingReuse::exact; --no-cache: our C interface's cache of analyses off.
+// --backend cpu|gpu|auto: Options::backend of our analyses in the table (default cpu; the matching ordering's
+// candidate orderings depend on it, ordering.hpp); analyse itself needs no GPU.
 // Times are wall-clock seconds (std::chrono::steady_clock).
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -180,11 +182,13 @@ struct Config {
   bool cpu = false;              // use_gpu = false for both libraries in --ipm
   bool exact = false;            // MatchingReuse::exact (default: the library's, keep_compatible)
   bool no_cache = false;         // our C interface's cache of analyses off
+  ssids::Backend backend = ssids::Backend::cpu;  // the backend our analyses are for (--backend)
 };
 
 /// Phases shown as table columns, in this order. The matching ordering's two candidates (each ordered by
-/// AMD and/or METIS, then predicted) run side by side: their columns are their own times, "cand" is the wall
-/// time of both together. "other" is the total minus the phases that ran one after another.
+/// AMD and/or METIS, then predicted) run side by side, the plain one beside the matching: their columns and
+/// the matching's are their own times, "cand" is the wall time of all together. "other" is the total minus
+/// the phases that ran one after another.
 const char* const kColumns[] = {"check",       "full matrix",   "matching",       "pairs",      "compressed graph",
                                 "candidates (wall)", "AMD compressed", "AMD plain", "METIS compressed",
                                 "METIS plain", "predictions",   "METIS",          "etree",      "column counts",
@@ -192,8 +196,9 @@ const char* const kColumns[] = {"check",       "full matrix",   "matching",     
 const char* const kShort[] = {"check", "full",    "match",   "pairs",   "cgraph", "cand",  "AMD-c",  "AMD-p", "METIS-c",
                               "METIS-p", "predict", "METIS", "etree",   "ccount", "super", "rows",   "maps",  "levels"};
 constexpr int kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
-/// Columns that are parts of "candidates (wall)" (not summed into the sequential total).
-bool inside_candidates(int c) { return c >= 6 && c <= 10; }
+/// Columns that are parts of "candidates (wall)" (not summed into the sequential total): the matching's
+/// (full matrix, matching, pairs), the compressed graph and the candidates'.
+bool inside_candidates(int c) { return (c >= 1 && c <= 4) || (c >= 6 && c <= 10); }
 
 struct OursResult {
   double total = 0;
@@ -202,9 +207,10 @@ struct OursResult {
   const char* kind = "metis";  ///< "metis", or the matching ordering's choice: "match-c" (compressed), "match-p"
 };
 
-OursResult time_ours(const ssids::SymmetricMatrix& a, ssids::Ordering ordering, int repeat) {
+OursResult time_ours(const ssids::SymmetricMatrix& a, ssids::Ordering ordering, int repeat, ssids::Backend backend) {
   ssids::Options opt;
   opt.ordering = ordering;
+  opt.backend = backend;
   std::vector<double> totals;
   std::vector<std::vector<double>> phases(kNumColumns + 1);
   OursResult r;
@@ -444,7 +450,7 @@ void usage() {
   std::fprintf(stderr,
                "usage: bench_analyse [--threads T] [--repeat R] [--ordering metis|matching|both] [--spral PATH]\n"
                "                     [--check-threads T1,T2,...] [--ipm NVAR:NCON:ITERS[:SEED]]... [--cpu]\n"
-               "                     [--exact-reuse] [--no-cache] [SPEC...]\n"
+               "                     [--exact-reuse] [--no-cache] [--backend cpu|gpu|auto] [SPEC...]\n"
                "SPEC: a Matrix Market file or gen:KIND:ARGS; --spral (or SSIDS_BENCH_SPRAL): SPRAL's libspral.so\n");
 }
 
@@ -484,6 +490,15 @@ int main(int argc, char** argv) {
       cfg.ipm.push_back(value());
     } else if (arg == "--cpu") {
       cfg.cpu = true;
+    } else if (arg == "--backend") {
+      const std::string v = value();
+      if (v == "cpu") cfg.backend = ssids::Backend::cpu;
+      else if (v == "gpu") cfg.backend = ssids::Backend::gpu;
+      else if (v == "auto") cfg.backend = ssids::Backend::automatic;
+      else {
+        usage();
+        return 2;
+      }
     } else if (arg == "--exact-reuse") {
       cfg.exact = true;
     } else if (arg == "--no-cache") {
@@ -547,7 +562,7 @@ int main(int argc, char** argv) {
           omp_set_num_threads(threads);
           continue;
         }
-        const OursResult r = time_ours(a, ord, cfg.repeat);
+        const OursResult r = time_ours(a, ord, cfg.repeat, cfg.backend);
         std::printf("%-28s %-5s %8.4f", name.c_str(), matching ? "match" : "metis", r.total);
         for (double p : r.phase) std::printf(" %7.4f", p);
         std::printf("\n");

@@ -5,12 +5,18 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "analyse/metis_random.hpp"
 #include "analyse/nested_dissection.hpp"
 #include "analyse/ordering.hpp"
+#include "analyse/ordering_amd.hpp"
+#include "analyse/ordering_matching.hpp"
 #include "analyse/symbolic.hpp"
 #include "analyse/tasks.hpp"
 #include "analyse/validate.hpp"
@@ -49,6 +55,15 @@ Shape shape_of(const Analysis& an) {
   const detail::Symbolic& s = an.symbolic();
   return Shape{s.perm, s.sptr, s.sparent, s.rlist, s.num_factor, s.num_flops};
 }
+
+// The matching ordering's orderings, recording whether the plain graph (no vertex weights) was ordered by METIS
+// before the matching had finished.
+std::atomic<bool> g_matched{false}, g_plain_metis_early{false};
+Vector<index_t> recording_metis(const detail::Graph& g, const index_t* vwgt) {
+  if (!vwgt && !g_matched.load()) g_plain_metis_early = true;
+  return detail::metis_order(g, vwgt);
+}
+Vector<index_t> plain_amd(const detail::Graph& g, const index_t* vwgt) { return detail::amd_order(g, vwgt); }
 
 }  // namespace
 
@@ -162,6 +177,56 @@ TEST_CASE("analyse: the analysis is bitwise the same for 1 to 4 threads with eve
         CHECK_MESSAGE(shape_of(analyse(mats[m].view(), o, inf)) == ref,
                       "matrix " << m << ", ordering " << static_cast<int>(ord) << ", " << threads << " threads");
       }
+    }
+  }
+}
+
+TEST_CASE("matching ordering: the plain candidate ordered beside a slow matching - the result of one thread") {
+  // the plain candidate's orders need the pattern only and start beside the matching; METIS may order the
+  // plain graph before the pairs are known (ordering_matching.cpp). A matching slowed down by 50 ms makes that
+  // happen on 2 threads; the result must be the one thread's, with METIS and AMD, and with METIS alone (GPU)
+  const std::vector<SymmetricMatrix> mats = {generate_stokes3d(8), generate_kkt_qp(1500, 600, 1e-8, 7),
+                                             generate_stokes(20)};
+  for (size_t m = 0; m < mats.size(); ++m) {
+    const SymmetricMatrix& a = mats[m];
+    const detail::Graph g = graph_of(a);
+    for (bool with_amd : {true, false}) {
+      CAPTURE(m);
+      CAPTURE(with_amd);
+      const detail::CandidateOrderings orderings(recording_metis, with_amd ? plain_amd : nullptr);
+      auto run = [&](int threads, int sleep_ms) {
+        g_matched = false;
+        g_plain_metis_early = false;
+        detail::MatchingOrder mo;
+        auto pairs = [&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+          detail::MatchingPairs mp = detail::matching_pairs(g, a.view());
+          g_matched = true;
+          return mp;
+        };
+        detail::in_task_team(threads, [&] {
+          mo = detail::order_matching(g, pairs, orderings, 0.2, detail::AmalgamationRule{}, nullptr);
+        });
+        return mo;
+      };
+      const detail::MatchingOrder ref = run(1, 0);
+      if (with_amd) CHECK_FALSE(g_plain_metis_early.load());  // one thread: METIS only where it is needed
+      const detail::MatchingOrder mo = run(2, 50);
+      // METIS ordered the plain graph during the matching exactly where the pattern asks for it
+      CHECK(g_plain_metis_early.load() == ref.thorough);
+      CHECK(mo.perm == ref.perm);
+      CHECK(mo.partner == ref.partner);
+      CHECK(mo.scale == ref.scale);
+      CHECK(mo.parent == ref.parent);
+      CHECK(mo.colcount == ref.colcount);
+      CHECK(mo.compressed == ref.compressed);
+      CHECK(mo.thorough == ref.thorough);
+      CHECK(mo.plain.cheap == ref.plain.cheap);
+      CHECK(mo.plain.thorough == ref.plain.thorough);
+      CHECK(mo.delayed_plain.flops == ref.delayed_plain.flops);
+      CHECK(mo.delayed_compressed.flops == ref.delayed_compressed.flops);
+      MESSAGE("matrix " << m << std::string(with_amd ? " AMD+METIS" : " METIS") << ": thorough " << ref.thorough
+                        << ", compressed " << ref.compressed << ", plain METIS early " << g_plain_metis_early.load());
     }
   }
 }

@@ -131,9 +131,9 @@ OrderingResult compute_ordering(const Graph& g, const CscView& a, const Options&
   PlainCandidate known;
   if (hint && hint->previous) known = hint->previous->plain;
   in_task_team(analyse_threads(options.num_threads, a.n), [&] {
-    MatchingPairs mp = hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(g, a, profile);
-    m = order_with_pairs(g, std::move(mp), matching_candidate_orderings(&options), 0.2, amalgamation_rule(options), profile,
-                         hint && hint->previous ? &known : nullptr);
+    auto pairs = [&] { return hint && hint->pairs ? std::move(*hint->pairs) : matching_pairs(g, a, profile); };
+    m = order_matching(g, pairs, matching_candidate_orderings(&options), 0.2, amalgamation_rule(options), profile,
+                       hint && hint->previous ? &known : nullptr);
   });
   auto choice = std::make_shared<MatchingChoice>();
   choice->candidate_partner = std::move(m.candidate_partner);

@@ -25,7 +25,8 @@
 //    (4.9e8 flops with 11 000 delays against 3.7e8 compressed). The compressed order is kept unless its
 //    predicted flops or nnz(L) exceed the plain order's by more than compressed_slack (20%). Otherwise the
 //    plain order is returned (no pairs, `compressed` false) with the matching scaling.
-//    The two candidates are independent: they are ordered and predicted as two tasks.
+//    The plain candidate needs the pattern only: its orders are computed beside the matching (a task), the
+//    compressed one's after it; the thorough orderings of the two candidates then run side by side.
 // 4. Which ordering. On small inputs one METIS call costs more than SPRAL's whole analyse of the same matrix
 //    (1.2 ms for the 700-vertex compressed graph of case118_10, where its 2-way separators are computed with
 //    several trials per level), while AMD takes a tenth of that and, on small KKT matrices, predicts fewer
@@ -42,11 +43,16 @@
 // Conventions: 0-based inside; perm[k] = variable at pivot position k.
 #include "analyse/ordering_matching.hpp"
 
+#include <atomic>
 #include <cmath>
+#include <functional>
+
+#include <omp.h>
 
 #include "analyse/delays.hpp"
 #include "analyse/dense_rows.hpp"
 #include "analyse/etree.hpp"
+#include "analyse/nested_dissection.hpp"
 #include "analyse/profile.hpp"
 #include "analyse/supernodes.hpp"
 #include "analyse/tasks.hpp"
@@ -70,11 +76,13 @@ constexpr long kCover = 4;
 /// amalgamated by the rule, flops per supernode as in tree_stats.cpp).
 struct Candidate {
   Vector<index_t> perm, parent, colcount;
+  Partition part;  ///< the supernodes of the prediction (for the delay prediction)
   double nnz = 0.0, flops = 0.0;
   DelayPrediction delayed;  ///< the same with the delays its needy variables are predicted to cause
 };
 
-Candidate predict(const Graph& g, Vector<index_t> perm, const AmalgamationRule& rule, const MatchingPairs& mp) {
+/// The part of the prediction that needs the pattern only (everything but `delayed`).
+Candidate predict_pattern(const Graph& g, Vector<index_t> perm, const AmalgamationRule& rule) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
   Vector<index_t> invp(un);
@@ -93,7 +101,8 @@ Candidate predict(const Graph& g, Vector<index_t> perm, const AmalgamationRule& 
   }
   for (index_t k = 0; k < n; ++k) invp[c.perm[k]] = k;
   c.colcount = column_counts(g, c.perm, invp, c.parent);
-  const Partition part = find_supernodes(c.parent, c.colcount, rule);
+  c.part = find_supernodes(c.parent, c.colcount, rule);
+  const Partition& part = c.part;
   for (index_t s = 0; s < part.nsup; ++s) {
     // the node's row list is its columns plus the structure of its last (topmost) column
     const double nc = part.sptr[s + 1] - part.sptr[s];
@@ -101,7 +110,17 @@ Candidate predict(const Graph& g, Vector<index_t> perm, const AmalgamationRule& 
     c.nnz += nc * nr - nc * (nc - 1) / 2;
     for (double m = nr - nc; m < nr; m += 1.0) c.flops += m * m + 2 * m;
   }
-  c.delayed = predict_delays(g, c.perm, part, c.colcount, mp.needy, mp.weight, mp.diag);
+  return c;
+}
+
+/// The delays the values (mp) are predicted to cause in c's order.
+void add_delays(const Graph& g, Candidate& c, const MatchingPairs& mp) {
+  c.delayed = predict_delays(g, c.perm, c.part, c.colcount, mp.needy, mp.weight, mp.diag);
+}
+
+Candidate predict(const Graph& g, Vector<index_t> perm, const AmalgamationRule& rule, const MatchingPairs& mp) {
+  Candidate c = predict_pattern(g, std::move(perm), rule);
+  add_delays(g, c, mp);
   return c;
 }
 
@@ -292,92 +311,173 @@ void add_scaled_weights(const Graph& g, const FullSymmetric& f, MatchingPairs& m
   }
 }
 
-MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const CandidateOrderings& orderings,
-                               double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile,
-                               const PlainCandidate* plain) {
+MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()>& pairs_of_values,
+                             const CandidateOrderings& orderings, double compressed_slack, const AmalgamationRule& rule,
+                             AnalyseProfile* profile, const PlainCandidate* plain) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
   PhaseTimer timer(profile);
+  const bool timed = profile != nullptr;
+  MatchingPairs mp;
+  bool with_pairs = false;  // else the compressed graph would be the graph itself
+  CompressedGraph comp;
+  // the candidates' own phase times, added to the profile after they ran (side by side)
+  AnalyseProfile prof_c, prof_p;
+  AnalyseProfile* pc = timed ? &prof_c : nullptr;
+  AnalyseProfile* pp = timed ? &prof_p : nullptr;
+  auto compressed_by = [&](OrderFn order, AnalyseProfile* prof, const char* phase) {
+    PhaseTimer t(prof);
+    Vector<index_t> perm = compressed_order(comp, order);
+    t.lap(phase);
+    Candidate c = predict(g, std::move(perm), rule, mp);
+    t.lap("predictions");
+    return c;
+  };
+  auto plain_order = [&](OrderFn order, AnalyseProfile* prof, const char* phase) {
+    PhaseTimer t(prof);
+    Vector<index_t> perm = order(g, nullptr);
+    t.lap(phase);
+    return perm;
+  };
+  auto plain_predicted = [&](Vector<index_t> perm, AnalyseProfile* prof) {  // pattern part only
+    PhaseTimer t(prof);
+    Candidate c = predict_pattern(g, std::move(perm), rule);
+    t.lap("predictions");
+    return c;
+  };
+  const Vector<index_t> none;
+  const Vector<index_t>& known_cheap = plain ? plain->cheap : none;
+  const Vector<index_t>& known_thorough = plain ? plain->thorough : none;
+  // The cheap ordering first on small inputs: both candidates by it, then the thorough one only when the
+  // cheap plain order predicts a costly factorization (pattern only, so a re-analysis decides the same), and
+  // only for the candidates the cheap orders leave in question. Without the cheap ordering both candidates
+  // take the thorough one.
+  const bool cheap = orderings.cheap && n <= kCheapOrderMaxVariables;
+  bool thorough = !cheap;
+  bool gpu_bound = false;  // the thorough orders replace the cheap ones (CandidateOrderings::cheap_flops_limit)
+  // Which candidates the thorough ordering is for (clear_choice); the cheap candidates must be predicted first.
+  auto decide = [&](const Candidate& cc, const Candidate& cp, bool& need_c, bool& need_p) {
+    need_c = with_pairs;
+    need_p = true;
+    if (cheap && thorough && with_pairs && !gpu_bound) {
+      const Choice clear = clear_choice(cc.delayed, cp.delayed, compressed_slack);
+      need_c = clear != Choice::plain;
+      need_p = clear != Choice::compressed;
+    }
+  };
+  Candidate cc, cp;              // the candidates as ordered so far
+  Candidate cc_thorough;         // the compressed candidate by the thorough ordering, when ordered ahead
+  bool cc_thorough_done = false, cp_delays_done = false;
+  Candidate cp_thorough;         // the plain graph's thorough order (pattern part predicted), when ordered ahead
+  bool cp_thorough_done = false;
+  // The plain candidate needs the pattern only: its orders are computed beside the matching (two tasks,
+  // tasks.hpp). Where the thorough ordering is one METIS call (graphs of at most kNdLeafVertices; above,
+  // nested dissection spreads over the whole team, and the two candidates' calls run side by side after the
+  // matching), each side may also start it early, so that the second thread is not idle: the plain side
+  // without the cheap ordering, or while the matching is still running when the pattern asks for the
+  // thorough ordering (wasted when the compressed candidate then wins clearly, which can lengthen the wall
+  // time by up to that call's time); the pairs side without the cheap ordering, or when the plain side has
+  // already decided that the thorough ordering runs and the choice shows that the compressed candidate needs it.
+  // Every order is a function of the graph or the pairs alone and the choice is made after both tasks, so the
+  // result is the same whatever ran early, on any number of threads.
+  std::atomic<bool> matched{false}, plain_ready{false};
+  const bool concurrent = omp_get_num_threads() > 1;  // in a team of threads (tasks.hpp): a second one may help
+  const bool ahead = n <= kNdLeafVertices;            // a thorough ordering may start before the choice
+  auto pairs_side = [&] {
+    try {
+      mp = pairs_of_values();
+    } catch (...) {  // bad values: nothing is ordered ahead for them
+      matched.store(true, std::memory_order_release);
+      throw;
+    }
+    matched.store(true, std::memory_order_release);
+    with_pairs = mp.pairs > 0;
+    if (!with_pairs) return;
+    PhaseTimer t(pc);
+    comp = compress(g, mp.partner);
+    t.lap("compressed graph");
+    if (!cheap) {
+      if (!ahead) return;
+      cc_thorough = compressed_by(orderings.thorough, pc, "METIS compressed");
+      cc_thorough_done = true;
+      return;
+    }
+    cc = compressed_by(orderings.cheap, pc, "AMD compressed");
+    if (!ahead || !plain_ready.load(std::memory_order_acquire) || !thorough) return;
+    add_delays(g, cp, mp);  // the plain side is done with cp
+    cp_delays_done = true;
+    bool need_c = false, need_p = false;
+    decide(cc, cp, need_c, need_p);
+    if (!need_c) return;
+    cc_thorough = compressed_by(orderings.thorough, pc, "METIS compressed");
+    cc_thorough_done = true;
+  };
+  auto order_plain_ahead = [&] {  // with the pattern part of its prediction
+    cp_thorough = plain_predicted(plain_order(orderings.thorough, pp, "METIS plain"), pp);
+    cp_thorough_done = true;
+  };
+  auto plain_side = [&] {
+    if (!cheap) {
+      if (ahead && known_thorough.empty()) order_plain_ahead();
+      return;
+    }
+    cp = plain_predicted(known_cheap.empty() ? plain_order(orderings.cheap, pp, "AMD plain") : known_cheap, pp);
+    // per edge of the graph without its dense rows, which the orderings keep out (their edges would make
+    // a KKT matrix with a few dense constraints look sparse)
+    gpu_bound = cp.flops >= orderings.cheap_flops_limit;
+    thorough = gpu_bound || cp.flops > kCheapOrderFlopsPerEdge *
+                                           static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
+    plain_ready.store(true, std::memory_order_release);
+    if (thorough && ahead && concurrent && known_thorough.empty() && !matched.load(std::memory_order_acquire))
+      order_plain_ahead();
+  };
+  // the matching on the calling thread: a loaded machine may leave the task waiting for a second thread
+  fork_join(plain_side, pairs_side);
   MatchingOrder out;
   out.scale = std::move(mp.scale);
   out.matched = mp.matched;
   out.structurally_singular = mp.structurally_singular;
   out.candidate_partner = mp.partner;
-  const bool with_pairs = mp.pairs > 0;  // else the compressed graph would be the graph itself
-  const bool timed = profile != nullptr;
-  CompressedGraph comp;
-  if (with_pairs) {
-    comp = compress(g, mp.partner);
-    timer.lap("compressed graph");
-  }
-  // a candidate: the order `order()` returns, predicted; the ordering's time (as `phase`, unless null) and
-  // the prediction's go to prof
-  auto candidate = [&](AnalyseProfile* prof, const char* phase, auto&& order) {
-    PhaseTimer t(prof);
-    Vector<index_t> perm = order();
-    if (phase) t.lap(phase);
-    Candidate c = predict(g, std::move(perm), rule, mp);
-    t.lap("predictions");
-    return c;
-  };
-  auto compressed_by = [&](OrderFn order, AnalyseProfile* prof, const char* phase) {
-    return candidate(prof, phase, [&] { return compressed_order(comp, order); });
-  };
-  auto plain_by = [&](OrderFn order, AnalyseProfile* prof, const char* phase) {
-    return candidate(prof, phase, [&] { return order(g, nullptr); });
-  };
-  auto predicted = [&](const Vector<index_t>& perm, AnalyseProfile* prof) {
-    return candidate(prof, nullptr, [&] { return perm; });
-  };
-  // the candidates' own phase times, added to the profile after they ran (side by side)
-  AnalyseProfile prof_c, prof_p;
-  AnalyseProfile* pc = timed ? &prof_c : nullptr;
-  AnalyseProfile* pp = timed ? &prof_p : nullptr;
-  const Vector<index_t> none;
-  const Vector<index_t>& known_cheap = plain ? plain->cheap : none;
-  const Vector<index_t>& known_thorough = plain ? plain->thorough : none;
-  Candidate cc, cp;
-  // the cheap ordering first on small inputs: both candidates by it, then the thorough one only when the
-  // cheap plain order predicts a costly factorization (pattern only, so a re-analysis decides the same)
-  const bool cheap = orderings.cheap && n <= kCheapOrderMaxVariables;
-  bool thorough = !cheap, need_c = with_pairs, need_p = true;
-  bool gpu_bound = false;  // the thorough orders replace the cheap ones (CandidateOrderings::cheap_flops_limit)
   if (cheap) {
-    fork_join([&] { if (with_pairs) cc = compressed_by(orderings.cheap, pc, "AMD compressed"); },
-              [&] {
-                cp = known_cheap.empty() ? plain_by(orderings.cheap, pp, "AMD plain") : predicted(known_cheap, pp);
-              });
     out.plain.cheap = cp.perm;
-    // per edge of the graph without its dense rows, which the orderings keep out (their edges would make a
-    // KKT matrix with a few dense constraints look sparse)
-    gpu_bound = cp.flops >= orderings.cheap_flops_limit;
-    thorough = gpu_bound ||
-               cp.flops > kCheapOrderFlopsPerEdge * static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
-    // the thorough ordering only for the candidate that the cheap orders predict to win by far
-    if (thorough && with_pairs && !gpu_bound) {
-      const Choice clear = clear_choice(cc.delayed, cp.delayed, compressed_slack);
-      need_c = clear != Choice::plain;
-      need_p = clear != Choice::compressed;
-    }
+    if (!cp_delays_done) add_delays(g, cp, mp);
   }
+  bool need_c = false, need_p = false;
+  decide(cc, cp, need_c, need_p);
   if (thorough) {
     // the candidates that need it by the thorough ordering at once (tasks.hpp); each keeps the cheap order
     // when that predicts no more flops
     auto keep_better = [&](Candidate& kept, Candidate c) {
       if (gpu_bound || kept.perm.empty() || c.flops < kept.flops) kept = std::move(c);
     };
-    fork_join(
-        [&] { if (need_c) keep_better(cc, compressed_by(orderings.thorough, pc, "METIS compressed")); },
-        [&] {
-          if (!need_p) return;
-          Candidate c = known_thorough.empty() ? plain_by(orderings.thorough, pp, "METIS plain")
-                                               : predicted(known_thorough, pp);
-          out.plain.thorough = c.perm;
-          keep_better(cp, std::move(c));
-        });
+    auto order_c = [&] {
+      if (!need_c) return;
+      keep_better(cc, cc_thorough_done ? std::move(cc_thorough)
+                                       : compressed_by(orderings.thorough, pc, "METIS compressed"));
+    };
+    auto order_p = [&] {
+      if (!need_p) return;
+      Candidate c = !known_thorough.empty() ? plain_predicted(known_thorough, pp)
+                    : cp_thorough_done      ? std::move(cp_thorough)
+                                            : plain_predicted(plain_order(orderings.thorough, pp, "METIS plain"), pp);
+      add_delays(g, c, mp);
+      out.plain.thorough = c.perm;
+      keep_better(cp, std::move(c));
+    };
+    // one of them alone on the calling thread: as a task it could go to the other thread, and a thread
+    // waiting for a task cannot run that task's own tasks (nested dissection's parts), so they would run
+    // one after another
+    const bool c_left = need_c && !cc_thorough_done;
+    const bool p_left = need_p && known_thorough.empty() && !cp_thorough_done;
+    if (c_left && p_left) {
+      fork_join(order_c, order_p);
+    } else {
+      order_c();
+      order_p();
+    }
   }
   out.thorough = thorough;
-  if (timed) {  // the candidates ran side by side: their own times, and the wall time of both
+  if (timed) {  // the candidates ran side by side with the matching: their own times, and the wall time of all
     for (const auto& ph : prof_c.phases) profile->add(ph.name, ph.seconds);
     for (const auto& ph : prof_p.phases) profile->add(ph.name, ph.seconds);
     timer.lap("candidates (wall)");
@@ -409,7 +509,7 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs mp, const Candidate
 
 MatchingOrder matching_order(const Graph& g, const CscView& a, const CandidateOrderings& orderings,
                              double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile) {
-  return order_with_pairs(g, matching_pairs(g, a, profile), orderings, compressed_slack, rule, profile);
+  return order_matching(g, [&] { return matching_pairs(g, a, profile); }, orderings, compressed_slack, rule, profile);
 }
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 // analyse). Output: perm[k] = variable at pivot position k, with the two variables of every 2x2 candidate
 // pair consecutive, and the symmetrized matching scaling (Scaling::from_ordering).
 #pragma once
+#include <functional>
 #include <limits>
 #include "analyse/delays.hpp"
 #include "analyse/pattern.hpp"
@@ -92,12 +93,13 @@ MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* p
 MatchingPairs matching_pairs_of_values(const CscView& a, FullSymmetric& f, AnalyseProfile* profile = nullptr);
 void add_scaled_weights(const Graph& g, const FullSymmetric& f, MatchingPairs& mp);
 
-/// Steps 2 and 3 for the pairs of step 1. With `plain` (the plain candidate's orders from an earlier analysis of
-/// the same pattern), g is ordered again only by an ordering missing there: the result equals the one
-/// computed without it.
-MatchingOrder order_with_pairs(const Graph& g, MatchingPairs pairs, const CandidateOrderings& orderings,
-                               double compressed_slack, const AmalgamationRule& rule, AnalyseProfile* profile,
-                               const PlainCandidate* plain = nullptr);
+/// Steps 1 to 3, step 1 by `pairs_of_values` (matching_pairs, or pairs computed before), which runs as a task
+/// beside the plain candidate's orderings (they need the pattern only). With `plain` (the plain candidate's
+/// orders from an earlier analysis of the same pattern), g is ordered again only by an ordering missing there:
+/// the result equals the one computed without it, and does not depend on the number of threads.
+MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()>& pairs_of_values,
+                             const CandidateOrderings& orderings, double compressed_slack, const AmalgamationRule& rule,
+                             AnalyseProfile* profile, const PlainCandidate* plain = nullptr);
 
 /// Maximum-product matching of the full symmetric matrix; its cycles (and, when structurally singular, its
 /// open chains) are split into pairs (i, m(i)) so that every variable with a small scaled diagonal (< 0.01)
@@ -107,10 +109,10 @@ MatchingOrder order_with_pairs(const Graph& g, MatchingPairs pairs, const Candid
 /// the compressed order is kept only while its predicted flops and nnz(L) exceed the plain order's by at most
 /// the fraction compressed_slack (infinity: always), else the plain order is returned without pairs
 /// (compressed = false); the predictions amalgamate by `rule`, as analyse will. The scaling is the matching's
-/// in both cases. The two candidates are ordered and predicted as two tasks (tasks.hpp), side by side when a
-/// task team has threads to spare; the result is the same either way. The choice of cheap or thorough order
-/// depends on the pattern (plain candidate) and the pairs (compressed candidate) only.
-/// = order_with_pairs(g, matching_pairs(a), ...).
+/// in both cases. The plain candidate is ordered beside the matching, the two candidates' thorough orderings
+/// side by side (tasks, tasks.hpp) when a task team has threads to spare; the result is the same either way.
+/// The choice of cheap or thorough order depends on the pattern (plain candidate) and the pairs (compressed
+/// candidate) only. = order_matching(g, matching_pairs(g, a), ...).
 MatchingOrder matching_order(const Graph& g, const CscView& a, const CandidateOrderings& orderings,
                              double compressed_slack = 0.2, const AmalgamationRule& rule = AmalgamationRule{},
                              AnalyseProfile* profile = nullptr);

@@ -37,67 +37,172 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/// Binary min-heap of row indices keyed by dist[], with positions for decrease-key.
+/// What a Dijkstra search keeps per row, in one record (a relaxation reads and writes them together).
+struct RowState {
+  double dist = kInf;  ///< length of the shortest alternating path found so far (kInf: not reached)
+  double u = 0.0;      ///< the row's dual variable
+  index_t col = -1;    ///< the column matched to the row, or -1
+  index_t pred = -1;   ///< the column from which the row was reached
+  index_t pos = -1;    ///< position in the heap; -1 when not in it, kSettled once settled
+};
+constexpr index_t kSettled = -2;
+
+/// Binary min-heap of rows keyed by their dist, the keys kept in the heap beside the rows.
 class RowHeap {
  public:
-  explicit RowHeap(index_t n) : pos_(static_cast<size_t>(n), -1) { heap_.reserve(64); }
+  explicit RowHeap(Vector<RowState>& rows) : rows_(rows) { heap_.reserve(64); }
   bool empty() const { return heap_.empty(); }
-  index_t top() const { return heap_.front(); }
-  bool contains(index_t i) const { return pos_[i] != -1; }
-  void push_or_decrease(index_t i, const Vector<double>& key) {
-    if (pos_[i] == -1) {
-      pos_[i] = static_cast<index_t>(heap_.size());
-      heap_.push_back(i);
+  double top_key() const { return heap_.front().key; }
+  /// Row i (not settled) gets key rows[i].dist: inserted, or moved up after its dist decreased.
+  void push_or_decrease(index_t i) {
+    RowState& r = rows_[i];
+    if (r.pos == -1) {
+      r.pos = static_cast<index_t>(heap_.size());
+      heap_.push_back(Entry{r.dist, i});
     }
-    sift_up(pos_[i], key);
+    heap_[r.pos].key = r.dist;
+    sift_up(r.pos);
   }
-  index_t pop(const Vector<double>& key) {
-    const index_t i = heap_.front();
-    pos_[i] = -1;
-    const index_t last = heap_.back();
+  /// Removes the row of smallest key and marks it settled.
+  index_t pop() {
+    const index_t i = heap_.front().row;
+    rows_[i].pos = kSettled;
+    const Entry last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) {
       heap_[0] = last;
-      pos_[last] = 0;
-      sift_down(0, key);
+      rows_[last.row].pos = 0;
+      sift_down(0);
     }
     return i;
   }
   void clear() {
-    for (index_t i : heap_) pos_[i] = -1;
+    for (const Entry& e : heap_) rows_[e.row].pos = -1;
     heap_.clear();
   }
 
  private:
-  void place(index_t k, index_t i) {
-    heap_[k] = i;
-    pos_[i] = k;
+  struct Entry {
+    double key;
+    index_t row;
+  };
+  void place(index_t k, const Entry& e) {
+    heap_[k] = e;
+    rows_[e.row].pos = k;
   }
-  void sift_up(index_t k, const Vector<double>& key) {
-    const index_t i = heap_[k];
+  void sift_up(index_t k) {
+    const Entry e = heap_[k];
     while (k > 0) {
       const index_t parent = (k - 1) / 2;
-      if (key[heap_[parent]] <= key[i]) break;
+      if (heap_[parent].key <= e.key) break;
       place(k, heap_[parent]);
       k = parent;
     }
-    place(k, i);
+    place(k, e);
   }
-  void sift_down(index_t k, const Vector<double>& key) {
-    const index_t i = heap_[k], m = static_cast<index_t>(heap_.size());
+  void sift_down(index_t k) {
+    const Entry e = heap_[k];
+    const index_t m = static_cast<index_t>(heap_.size());
     for (;;) {
       index_t c = 2 * k + 1;
       if (c >= m) break;
-      if (c + 1 < m && key[heap_[c + 1]] < key[heap_[c]]) ++c;
-      if (key[heap_[c]] >= key[i]) break;
+      if (c + 1 < m && heap_[c + 1].key < heap_[c].key) ++c;
+      if (heap_[c].key >= e.key) break;
       place(k, heap_[c]);
       k = c;
     }
-    place(k, i);
+    place(k, e);
   }
-  Vector<index_t> heap_;
-  Vector<index_t> pos_;
+  Vector<RowState>& rows_;
+  Vector<Entry> heap_;
 };
+
+/// One Dijkstra search per free active column (see the file comment), on the duals u, v and the matching of
+/// weighted_assign. `all`: every row and column active (the masks are not read). Returns false as soon as a
+/// search finds no free row.
+template <bool all>
+bool augment_free_columns(index_t n, const offset_t* colptr, const index_t* rowind, const Vector<double>& cost,
+                          const Vector<char>& row_active, const Vector<char>& col_active, Vector<double>& u,
+                          Vector<double>& v, Vector<index_t>& row_of_col, Vector<index_t>& col_of_row,
+                          index_t& matched) {
+  const size_t un = static_cast<size_t>(n);
+  Vector<RowState> rows(un);
+  for (index_t i = 0; i < n; ++i) {
+    rows[i].u = u[i];
+    rows[i].col = col_of_row[i];
+  }
+  Vector<index_t> touched, done;  // rows whose dist was set; rows settled (popped)
+  RowHeap heap(rows);
+  bool ok = true;
+  for (index_t j0 = 0; j0 < n; ++j0) {
+    if (row_of_col[j0] != -1 || !(all || col_active[j0])) continue;
+    double best = kInf;  // length of the shortest path to a free row found so far
+    index_t sink = -1;
+    auto relax = [&](index_t j, double dj) {
+      const double vj = v[j];
+      for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) {
+        const double c = cost[k];
+        if (c == kInf) continue;
+        const index_t i = rowind[k];
+        RowState& r = rows[i];
+        if (r.pos == kSettled || !(all || row_active[i])) continue;
+        const double nd = dj + std::max(0.0, c - r.u - vj);  // clamp rounding below zero
+        if (nd >= r.dist || nd >= best) continue;
+        if (r.dist == kInf) touched.push_back(i);
+        r.dist = nd;
+        r.pred = j;
+        if (r.col == -1) {
+          best = nd;
+          sink = i;
+        } else {
+          heap.push_or_decrease(i);
+        }
+      }
+    };
+    relax(j0, 0.0);
+    while (!heap.empty() && heap.top_key() < best) {
+      const index_t i = heap.pop();
+      done.push_back(i);
+      relax(rows[i].col, rows[i].dist);  // the matched entry has zero reduced cost
+    }
+    heap.clear();
+    if (sink != -1) {
+      // duals: settled rows and their columns (and j0) move by best - dist, keeping rc >= 0 everywhere
+      // and making every entry of the path tight
+      v[j0] += best;
+      for (index_t i : done) {
+        const double delta = best - rows[i].dist;
+        rows[i].u -= delta;
+        v[rows[i].col] += delta;
+      }
+      for (index_t i = sink;;) {  // augment along pred
+        const index_t j = rows[i].pred;
+        const index_t next = row_of_col[j];
+        row_of_col[j] = i;
+        rows[i].col = j;
+        if (j == j0) break;
+        i = next;
+      }
+      ++matched;
+    }
+    for (index_t i : touched) {
+      rows[i].dist = kInf;
+      rows[i].pred = -1;
+      rows[i].pos = -1;
+    }
+    touched.clear();
+    done.clear();
+    if (sink == -1) {
+      ok = false;
+      break;
+    }
+  }
+  for (index_t i = 0; i < n; ++i) {
+    u[i] = rows[i].u;
+    col_of_row[i] = rows[i].col;
+  }
+  return ok;
+}
 
 }  // namespace
 
@@ -181,70 +286,10 @@ bool weighted_assign(index_t n, const offset_t* colptr, const index_t* rowind, c
   }
 
   // shortest augmenting paths (Dijkstra with reduced costs) from every free column
-  Vector<double> dist(un, kInf);
-  Vector<index_t> pred(un, -1);      // column from which row i was reached
-  Vector<char> settled(un, 0);
-  Vector<index_t> touched, done;     // rows whose dist was set; rows settled (popped)
-  RowHeap heap(n);
-  for (index_t j0 = 0; j0 < n; ++j0) {
-    if (row_of_col[j0] != -1 || !active_col(j0)) continue;
-    double best = kInf;  // length of the shortest path to a free row found so far
-    index_t sink = -1;
-    auto relax = [&](index_t j, double dj) {
-      for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) {
-        if (cost[k] == kInf) continue;
-        const index_t i = rowind[k];
-        if (settled[i] || !active_row(i)) continue;
-        const double nd = dj + std::max(0.0, cost[k] - u[i] - v[j]);  // clamp rounding below zero
-        if (nd >= dist[i] || nd >= best) continue;
-        if (dist[i] == kInf) touched.push_back(i);
-        dist[i] = nd;
-        pred[i] = j;
-        if (col_of_row[i] == -1) {
-          best = nd;
-          sink = i;
-        } else {
-          heap.push_or_decrease(i, dist);
-        }
-      }
-    };
-    relax(j0, 0.0);
-    while (!heap.empty() && dist[heap.top()] < best) {
-      const index_t i = heap.pop(dist);
-      settled[i] = 1;
-      done.push_back(i);
-      relax(col_of_row[i], dist[i]);  // the matched entry has zero reduced cost
-    }
-    heap.clear();
-    if (sink != -1) {
-      // duals: settled rows and their columns (and j0) move by best - dist, keeping rc >= 0 everywhere
-      // and making every entry of the path tight
-      v[j0] += best;
-      for (index_t i : done) {
-        const double delta = best - dist[i];
-        u[i] -= delta;
-        v[col_of_row[i]] += delta;
-      }
-      for (index_t i = sink;;) {  // augment along pred
-        const index_t j = pred[i];
-        const index_t next = row_of_col[j];
-        row_of_col[j] = i;
-        col_of_row[i] = j;
-        if (j == j0) break;
-        i = next;
-      }
-      ++matched;
-    }
-    for (index_t i : touched) {
-      dist[i] = kInf;
-      pred[i] = -1;
-      settled[i] = 0;
-    }
-    touched.clear();
-    done.clear();
-    if (sink == -1) return false;
-  }
-  return true;
+  return all ? augment_free_columns<true>(n, colptr, rowind, cost, row_active, col_active, u, v, row_of_col,
+                                          col_of_row, matched)
+             : augment_free_columns<false>(n, colptr, rowind, cost, row_active, col_active, u, v, row_of_col,
+                                           col_of_row, matched);
 }
 
 /// Maximum-cardinality matching of the entries with finite cost (MC21-style depth-first search).
