@@ -374,13 +374,14 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   // tasks.hpp). Where the thorough ordering is one METIS call (graphs of at most kNdLeafVertices; above,
   // nested dissection spreads over the whole team, and the two candidates' calls run side by side after the
   // matching), each side may also start it early, so that the second thread is not idle: the plain side
-  // without the cheap ordering, or while the matching is still running when the pattern asks for the
-  // thorough ordering (wasted when the compressed candidate then wins clearly, which can lengthen the wall
-  // time by up to that call's time); the pairs side without the cheap ordering, or when the plain side has
+  // without the cheap ordering, or when the pattern asks for the thorough ordering while the matching is still
+  // running or before the pairs side has chosen without it (wasted when the compressed candidate then wins
+  // clearly, which can lengthen the wall time by up to that call's time); the pairs side without the cheap ordering, or when the plain side has
   // already decided that the thorough ordering runs and the choice shows that the compressed candidate needs it.
   // Every order is a function of the graph or the pairs alone and the choice is made after both tasks, so the
   // result is the same whatever ran early, on any number of threads.
   std::atomic<bool> matched{false}, plain_ready{false};
+  std::atomic<bool> decided{false}, decided_need_p{false};  // the pairs side's early choice, when it made one
   const bool concurrent = omp_get_num_threads() > 1;  // in a team of threads (tasks.hpp): a second one may help
   const bool ahead = n <= kNdLeafVertices;            // a thorough ordering may start before the choice
   auto pairs_side = [&] {
@@ -408,6 +409,8 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
     cp_delays_done = true;
     bool need_c = false, need_p = false;
     decide(cc, cp, need_c, need_p);
+    decided_need_p.store(need_p, std::memory_order_release);
+    decided.store(true, std::memory_order_release);
     if (!need_c) return;
     cc_thorough = compressed_by(orderings.thorough, pc, "METIS compressed");
     cc_thorough_done = true;
@@ -428,7 +431,11 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
     thorough = gpu_bound || cp.flops > kCheapOrderFlopsPerEdge *
                                            static_cast<double>(std::max<offset_t>(1, sparse_part_edges(g)));
     plain_ready.store(true, std::memory_order_release);
-    if (thorough && ahead && concurrent && known_thorough.empty() && !matched.load(std::memory_order_acquire))
+    // ahead while the matching runs, or after it unless the pairs side has already chosen without the plain
+    // graph's thorough order (else it would run after the pairs side's METIS call, not beside it)
+    if (thorough && ahead && concurrent && known_thorough.empty() &&
+        (!matched.load(std::memory_order_acquire) || !decided.load(std::memory_order_acquire) ||
+         decided_need_p.load(std::memory_order_acquire)))
       order_plain_ahead();
   };
   // the matching on the calling thread: a loaded machine may leave the task waiting for a second thread
