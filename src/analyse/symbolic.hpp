@@ -119,6 +119,8 @@ struct Symbolic {
     std::shared_ptr<void> solve_plan;
     /// Host tables of destroyed GPU factors for the next factorization (a HostTablePool, numeric.hpp).
     std::shared_ptr<void> table_pool;
+    /// Streams and buffers of the GPU solves with right-hand sides in host memory (solve_gpu.cu).
+    std::shared_ptr<void> solve_scratch;
   };
   std::shared_ptr<GpuCacheSlot> gpu_cache = std::make_shared<GpuCacheSlot>();
 

@@ -513,6 +513,71 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
 
 }  // namespace
 
+namespace {
+
+/// What a solve with right-hand sides in host memory needs besides the factors: a stream, the right-hand sides on
+/// the device and a page-locked copy of them. Kept with the analysis (Symbolic::GpuCacheSlot::solve_scratch) for
+/// its next solves: creating a stream, allocating and copying through pageable memory cost about as much as the
+/// sweeps of a small problem.
+struct SolveScratch {
+  int device = 0;
+  Stream stream;
+  DeviceBuffer<double> dx;
+  PinnedBuffer<double> staged;  ///< the right-hand sides, then the solution, packed (n x nrhs), and the status
+};
+
+struct SolveScratchPool {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<SolveScratch>> idle;  ///< at most two
+};
+
+/// Right-hand sides up to this many doubles go through the page-locked copy (bigger ones: pageable copies, as
+/// the staging memory would stay with the analysis).
+constexpr std::size_t staged_max_doubles = std::size_t(8) << 20;
+
+/// A scratch taken from the analysis' idle ones on this device (or a new one), given back when done.
+class ScratchLease {
+ public:
+  ScratchLease(const Symbolic& sym, int device) {
+    {
+      std::lock_guard<std::mutex> lock(sym.gpu_cache->mutex);
+      if (!sym.gpu_cache->solve_scratch) sym.gpu_cache->solve_scratch = std::make_shared<SolveScratchPool>();
+      pool_ = std::static_pointer_cast<SolveScratchPool>(sym.gpu_cache->solve_scratch);
+    }
+    {
+      std::lock_guard<std::mutex> lock(pool_->mutex);
+      for (auto it = pool_->idle.begin(); it != pool_->idle.end(); ++it)
+        if ((*it)->device == device) {
+          s_ = std::move(*it);
+          pool_->idle.erase(it);
+          break;
+        }
+    }
+    if (!s_) {
+      s_ = std::make_unique<SolveScratch>();
+      s_->device = device;
+    }
+  }
+  ~ScratchLease() {
+    // a solve that failed may have left work queued: keep the scratch only if its stream is still usable
+    if (cudaStreamSynchronize(s_->stream.get()) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    if (pool_->idle.size() < 2) pool_->idle.push_back(std::move(s_));
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  SolveScratch& operator*() const { return *s_; }
+
+ private:
+  std::shared_ptr<SolveScratchPool> pool_;
+  std::unique_ptr<SolveScratch> s_;
+};
+
+}  // namespace
+
 void solve_gpu(const NumericFactors& f, SolveJob job, int nrhs, double* x, offset_t ldx, bool x_on_device,
                void* stream) {
   if (!f.device) throw Error(flag::no_cuda, "the factors are not on the GPU (factorized by the CPU backend)");
@@ -524,22 +589,42 @@ void solve_gpu(const NumericFactors& f, SolveJob job, int nrhs, double* x, offse
     solve_on_device(f, job, nrhs, x, ldx, st, &error_flag, &flags);
     return;  // asynchronous: a dependency time-out (an internal error) cannot be reported here
   }
-  Stream own;
-  const cudaStream_t st = own.get();
-  const std::size_t n = static_cast<std::size_t>(f.n);
+  ScratchLease lease(*f.symbolic, f.device->device);
+  SolveScratch& sc = *lease;
+  const cudaStream_t st = sc.stream.get();
+  const std::size_t n = static_cast<std::size_t>(f.n), count = n * static_cast<std::size_t>(nrhs);
+  const bool staged = count <= staged_max_doubles;
   int error = 0;
   {
-    StreamBuffer dx(n * nrhs * sizeof(double), st), flags;
-    check_cuda(cudaMemcpy2DAsync(dx.get(), n * sizeof(double), x, static_cast<std::size_t>(ldx) * sizeof(double),
-                                 n * sizeof(double), static_cast<std::size_t>(nrhs), cudaMemcpyHostToDevice, st),
-               "copy of the right-hand sides to the GPU");
-    solve_on_device(f, job, nrhs, dx.get(), static_cast<long long>(n), st, &error_flag, &flags);
-    check_cuda(cudaMemcpy2DAsync(x, static_cast<std::size_t>(ldx) * sizeof(double), dx.get(), n * sizeof(double),
-                                 n * sizeof(double), static_cast<std::size_t>(nrhs), cudaMemcpyDeviceToHost, st),
-               "copy of the solution to the host");
+    sc.dx.reserve_discard(std::max<std::size_t>(count, 1));
+    StreamBuffer flags;
+    double* const h = staged ? (sc.staged.reserve_discard(count + 1), sc.staged.get()) : nullptr;
+    if (staged) {
+      for (int r = 0; r < nrhs; ++r) std::copy(x + r * ldx, x + r * ldx + n, h + r * n);
+      check_cuda(cudaMemcpyAsync(sc.dx.get(), h, count * sizeof(double), cudaMemcpyHostToDevice, st),
+                 "copy of the right-hand sides to the GPU");
+    } else {
+      check_cuda(cudaMemcpy2DAsync(sc.dx.get(), n * sizeof(double), x, static_cast<std::size_t>(ldx) * sizeof(double),
+                                   n * sizeof(double), static_cast<std::size_t>(nrhs), cudaMemcpyHostToDevice, st),
+                 "copy of the right-hand sides to the GPU");
+    }
+    solve_on_device(f, job, nrhs, sc.dx.get(), static_cast<long long>(n), st, &error_flag, &flags);
+    int* const herror = staged ? reinterpret_cast<int*>(h + count) : &error;
+    if (staged)
+      check_cuda(cudaMemcpyAsync(h, sc.dx.get(), count * sizeof(double), cudaMemcpyDeviceToHost, st),
+                 "copy of the solution to the host");
+    else
+      check_cuda(cudaMemcpy2DAsync(x, static_cast<std::size_t>(ldx) * sizeof(double), sc.dx.get(), n * sizeof(double),
+                                   n * sizeof(double), static_cast<std::size_t>(nrhs), cudaMemcpyDeviceToHost, st),
+                 "copy of the solution to the host");
+    *herror = 0;
     if (error_flag)
-      check_cuda(cudaMemcpyAsync(&error, error_flag, sizeof(int), cudaMemcpyDeviceToHost, st), "copy of the status");
+      check_cuda(cudaMemcpyAsync(herror, error_flag, sizeof(int), cudaMemcpyDeviceToHost, st), "copy of the status");
     check_cuda(cudaStreamSynchronize(st), "GPU solve");
+    if (staged) {
+      for (int r = 0; r < nrhs; ++r) std::copy(h + r * n, h + (r + 1) * n, x + r * ldx);
+      error = *herror;
+    }
   }
   if (error) throw Error(flag::unknown, "internal error: a dependency of the GPU solve was never satisfied");
 }
