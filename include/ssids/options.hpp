@@ -49,7 +49,10 @@ struct Options {
   double small = 1e-20;                ///< pivots whose remaining column is below this are zero pivots
   bool action = true;                  ///< on a singular matrix: true = continue (warning +7), false = error -5
   Backend backend = Backend::cpu;      ///< which backend factorizes and solves
-  int num_threads = 0;                 ///< CPU threads; 0 = OpenMP default. Results do not depend on it.
+  /// CPU threads; 0: analyse uses OpenMP's default, the CPU factorization one thread below 2e6 predicted flops,
+  /// at most four below 5e8 and OpenMP's default above (teams cost more than they give on small problems).
+  /// Results do not depend on it.
+  int num_threads = 0;
   int cpu_block_size = 128;            ///< block (panel) size of the dense CPU kernels
   /// Backend::automatic uses the GPU (when one is present) from this many predicted flops on. 2e6: where the GPU
   /// factorization of a repeated analysis overtook the 16-core CPU path on an H100 host (bench/NOTES.md, issue

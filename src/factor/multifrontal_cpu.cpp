@@ -198,6 +198,17 @@ void factor_node(const Context& ctx, index_t s) {
       r.cb[i + static_cast<size_t>(j) * mc] = front[(nelim + i) + (nelim + j) * ld];
 }
 
+/// Threads of the factorization when the caller leaves the choice to the library (Options::num_threads = 0):
+/// a team costs more than it gives on small problems. On a 16-core host (bench/NOTES.md, session 16) one thread
+/// was the fastest below 2e6 predicted flops, four were as fast as sixteen or faster below 5e8 (linverse 3.2
+/// against 7.1 ms, sqd_cvxqp1_m 15.5 against 28.4), and a team of sixteen sometimes cost milliseconds by itself
+/// on tiny problems. The factors do not depend on the thread count.
+int default_factor_threads(double predicted_flops, int max_threads) {
+  if (predicted_flops < 2e6) return 1;
+  if (predicted_flops < 5e8) return std::min(4, max_threads);
+  return max_threads;
+}
+
 /// Nodes whose whole subtree is "small" are processed serially as one unit; the threshold depends only
 /// on the problem, never on the number of threads.
 constexpr double subtree_unit_flops = 2.0e7;
@@ -208,7 +219,8 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
                              const Options& options, NumericFactors& out, Inform& inform) {
   const index_t nsup = sym.nsup;
   Vector<NodeResult> res(nsup);
-  int nthreads = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
+  int nthreads = options.num_threads > 0 ? options.num_threads
+                                         : default_factor_threads(static_cast<double>(sym.num_flops), omp_get_max_threads());
   Vector<Vector<double>> workspace(nthreads);
   BufferPool pool(4 * static_cast<size_t>(sym.maxfront) * sym.maxfront + (size_t(1) << 22));
   Context ctx{sym, workspace, pool, val, scale, mode, DenseLdltOptions{}, res};
