@@ -50,7 +50,7 @@ struct Options {
   bool action = true;                  ///< on a singular matrix: true = continue (warning +7), false = error -5
   Backend backend = Backend::cpu;      ///< which backend factorizes and solves
   /// CPU threads; 0: analyse uses OpenMP's default, the CPU factorization one thread below 2e6 predicted flops,
-  /// at most four below 5e8 and OpenMP's default above (teams cost more than they give on small problems).
+  /// at most four below 5e7 and OpenMP's default above (teams cost more than they give on small problems).
   /// Results do not depend on it.
   int num_threads = 0;
   int cpu_block_size = 128;            ///< block (panel) size of the dense CPU kernels

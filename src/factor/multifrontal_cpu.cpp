@@ -199,13 +199,13 @@ void factor_node(const Context& ctx, index_t s) {
 }
 
 /// Threads of the factorization when the caller leaves the choice to the library (Options::num_threads = 0):
-/// a team costs more than it gives on small problems. On a 16-core host (bench/NOTES.md, session 16) one thread
-/// was the fastest below 2e6 predicted flops, four were as fast as sixteen or faster below 5e8 (linverse 3.2
-/// against 7.1 ms, sqd_cvxqp1_m 15.5 against 28.4), and a team of sixteen sometimes cost milliseconds by itself
-/// on tiny problems. The factors do not depend on the thread count.
+/// a team costs more than it gives on small problems. On two 16-core hosts (bench/NOTES.md, session 16) one
+/// thread was the fastest below 2e6 predicted flops, four were faster than sixteen below 5e7 (linverse 3.2
+/// against 7.1 ms, tuma2 4.6 against 6.0), and a team of sixteen sometimes cost milliseconds by itself on tiny
+/// problems; above 5e7 the two hosts disagreed. The factors do not depend on the thread count.
 int default_factor_threads(double predicted_flops, int max_threads) {
   if (predicted_flops < 2e6) return 1;
-  if (predicted_flops < 5e8) return std::min(4, max_threads);
+  if (predicted_flops < 5e7) return std::min(4, max_threads);
   return max_threads;
 }
 
