@@ -61,7 +61,7 @@ struct Options {
   /// GPU backend: invert the diagonal block of every node of L in super-blocks of 512 columns after the
   /// factorization, so that the solve multiplies by them instead of solving triangles, with far fewer
   /// dependent steps per node (time in Inform::time_gpu_presolve). On by default: on every matrix measured
-  /// (bench/NOTES.md, issue 31) one factorization and one solve take as long with it as without (the
+  /// (bench/NOTES.md) one factorization and one solve take as long with it as without (the
   /// inversion costs about what one solve saves) and every further solve of the factors is faster, and
   /// solvers of optimization problems solve at least twice per factorization (iterative refinement).
   bool presolve = true;

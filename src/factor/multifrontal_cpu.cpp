@@ -199,7 +199,7 @@ void factor_node(const Context& ctx, index_t s) {
 }
 
 /// Threads of the factorization when the caller leaves the choice to the library (Options::num_threads = 0):
-/// a team costs more than it gives on small problems. On two 16-core hosts (bench/NOTES.md, session 16) one
+/// a team costs more than it gives on small problems. On two 16-core hosts (bench/NOTES.md) one
 /// thread was the fastest below 2e6 predicted flops, four were faster than sixteen below 5e7 (linverse 3.2
 /// against 7.1 ms, tuma2 4.6 against 6.0), and a team of sixteen sometimes cost milliseconds by itself on tiny
 /// problems; above 5e7 the two hosts disagreed. The factors do not depend on the thread count.

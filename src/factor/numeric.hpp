@@ -58,6 +58,8 @@ struct HostTablePool {
     Vector<NodeFactor> nodes;
     Vector<index_t> rows, pivot_var;
     Vector<double> d, dinv;
+    /// Exchanges these vectors with f's.
+    void swap_with(NumericFactors& f) noexcept;
   };
   std::mutex mutex;
   std::vector<Set> sets;
@@ -97,15 +99,18 @@ struct NumericFactors {
   }
 };
 
+inline void HostTablePool::Set::swap_with(NumericFactors& f) noexcept {
+  nodes.swap(f.nodes);
+  rows.swap(f.rows);
+  pivot_var.swap(f.pivot_var);
+  d.swap(f.d);
+  dinv.swap(f.dinv);
+}
+
 inline void HostTablePool::take(NumericFactors& f) {
   std::lock_guard<std::mutex> lock(mutex);
   if (sets.empty()) return;
-  Set& s = sets.back();
-  f.nodes.swap(s.nodes);
-  f.rows.swap(s.rows);
-  f.pivot_var.swap(s.pivot_var);
-  f.d.swap(s.d);
-  f.dinv.swap(s.dinv);
+  sets.back().swap_with(f);
   sets.pop_back();
 }
 
@@ -114,12 +119,7 @@ inline void HostTablePool::give(NumericFactors& f) noexcept {
     std::lock_guard<std::mutex> lock(mutex);
     if (sets.size() >= 2) return;
     sets.emplace_back();
-    Set& s = sets.back();
-    s.nodes.swap(f.nodes);
-    s.rows.swap(f.rows);
-    s.pivot_var.swap(f.pivot_var);
-    s.d.swap(f.d);
-    s.dinv.swap(f.dinv);
+    sets.back().swap_with(f);
   } catch (...) {  // (a failed lock or allocation: the vectors are freed as usual)
   }
 }
