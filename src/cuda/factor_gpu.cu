@@ -401,8 +401,8 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       a.posdef = prm.posdef;
       DeviceBuffer<unsigned long long> dprof;  // --print-level 3: where the kernel's cycles go
       if (options.print_level >= 3) {
-        dprof.reserve_discard(8);
-        check_cuda(cudaMemsetAsync(dprof.get(), 0, 8 * sizeof(unsigned long long), st), "cudaMemsetAsync");
+        dprof.reserve_discard(16);
+        check_cuda(cudaMemsetAsync(dprof.get(), 0, 16 * sizeof(unsigned long long), st), "cudaMemsetAsync");
         a.prof = dprof.get();
       }
       ev_small0.record(st);
@@ -426,11 +426,13 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
                      static_cast<int>(L), pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L],
                      1e3 * ev_launch[L]->since(L ? *ev_launch[L - 1] : ev_small0));
       if (a.prof) {
-        unsigned long long c[8];
+        unsigned long long c[16];
         check_cuda(cudaMemcpy(c, a.prof, sizeof c, cudaMemcpyDeviceToHost), "cudaMemcpy profile");
         std::fprintf(stderr, "ssids gpu factor: small fronts, summed over blocks (thread 0): cycles start %llu, "
-                     "zero+A %llu, children %llu, factor %llu, output %llu; column maxima %llu, trailing updates %llu, "
-                     "1x1 pivots %llu\n", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+                     "zero+A %llu, children %llu, factor %llu (decisions %llu, interchanges %llu, pivot updates %llu, "
+                     "window ends %llu, scaling %llu, other %llu), output %llu; column maxima %llu, trailing updates "
+                     "%llu, 1x1 pivots %llu\n", c[0], c[1], c[2], c[3] + c[8] + c[9] + c[10] + c[11] + c[12], c[8],
+                     c[9], c[10], c[11], c[12], c[3], c[4], c[5], c[6], c[7]);
       }
       for (index_t s = 0; s < sym.nsup; ++s)
         if (pl.small[s] && hres[s].state == small_not_posdef)

@@ -14,39 +14,26 @@ namespace gpu {
 
 namespace {
 
-/// A thread block as a team of warps (small_front_core.hpp's Team). Reductions go through two alternating
-/// scratch areas of one entry per warp (red_v/red_i: 2 x 32): a thread can only write an area again after the
-/// next reduction's barrier, which every thread passes after reading this one, so one barrier per reduction.
+/// A thread block as a team of warps (small_front_core.hpp's Team). Reductions are over one warp (shuffles only):
+/// the pivot decisions are computed by every warp on its own.
 struct BlockTeam {
   int tid, nth, group, ngroups, lane;
   static constexpr int nlanes = 32;
-  double* red_v;
-  int* red_i;
-  int half = 0;
   unsigned long long* prof = nullptr;  // SmallFrontArgs::prof
   long long last = 0;
   __device__ void sync() const { __syncthreads(); }
-  /// Phases 0-4 of factor_small_node accumulate clock cycles (phase 0: from the kernel's start); 5, 6, 7 count
-  /// column maxima, trailing updates and 1x1 pivots.
+  /// Phases 0-4 of factor_small_node accumulate clock cycles (phase 0: from the kernel's start), and so do the
+  /// factorization's parts 8-12 (decisions, interchanges, pivot updates, window ends, scaling: phase 3 then
+  /// keeps what falls between them); 5, 6, 7 count column maxima, trailing updates and 1x1 pivots.
   __device__ void mark(int phase) {
     if (!prof || tid != 0) return;
     const long long now = clock64();
-    if (phase <= 4) {
+    if (phase <= 4 || phase >= 8) {
       atomicAdd(prof + phase, static_cast<unsigned long long>(now - last));
       last = now;
     } else {
       atomicAdd(prof + phase, 1ULL);
     }
-  }
-  __device__ double max_all(double v) {
-    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
-    double* rv = red_v + 32 * half;
-    half ^= 1;
-    if (lane == 0) rv[group] = v;
-    __syncthreads();
-    double r = lane < ngroups ? rv[lane] : 0.0;  // values are >= 0
-    for (int o = 16; o > 0; o >>= 1) r = fmax(r, __shfl_xor_sync(0xffffffffu, r, o));  // every lane gets it
-    return r;
   }
   __device__ double group_max(double v) const {
     for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
@@ -72,26 +59,8 @@ struct BlockTeam {
   __device__ static bool better(double v, int i, double bv, int bi) {
     return v > bv || (v == bv && i >= 0 && (bi < 0 || i < bi));
   }
-  __device__ void argmax_all(double& v, int& i) {
-    for (int o = 16; o > 0; o >>= 1) {
-      const double ov = __shfl_xor_sync(0xffffffffu, v, o);
-      const int oi = __shfl_xor_sync(0xffffffffu, i, o);
-      if (better(ov, oi, v, i)) {
-        v = ov;
-        i = oi;
-      }
-    }
-    double* rv = red_v + 32 * half;
-    int* ri = red_i + 32 * half;
-    half ^= 1;
-    if (lane == 0) {
-      rv[group] = v;
-      ri[group] = i;
-    }
-    __syncthreads();
-    v = lane < ngroups ? rv[lane] : 0.0;
-    i = lane < ngroups ? ri[lane] : -1;
-    for (int o = 16; o > 0; o >>= 1) {  // every lane gets it
+  __device__ void group_argmax(double& v, int& i) const {
+    for (int o = 16; o > 0; o >>= 1) {  // butterfly: every lane ends with the warp's answer
       const double ov = __shfl_xor_sync(0xffffffffu, v, o);
       const int oi = __shfl_xor_sync(0xffffffffu, i, o);
       if (better(ov, oi, v, i)) {
@@ -105,10 +74,8 @@ struct BlockTeam {
 template <int MaxThreads>
 __global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs a) {
   extern __shared__ double smem[];
-  __shared__ double red_v[64];
-  __shared__ int red_i[64];
   BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
-              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), red_v, red_i, 0, a.prof, clock64()};
+              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), a.prof, clock64()};
   const long long work_off = a.slots[a.nodes[blockIdx.x]].work_off;
   unsigned char* mem = reinterpret_cast<unsigned char*>(work_off >= 0 ? a.work + work_off : smem);
   small::factor_small_node(t, a, static_cast<int>(blockIdx.x), mem);

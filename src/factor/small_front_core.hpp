@@ -1,7 +1,7 @@
 // small_front_core.hpp — the whole factorization of one small front (assembly excluded), compiled for the host
 // (the CPU twin, factor/small_fronts_twin.cpp) and for CUDA devices (cuda/small_fronts.cu): both run exactly
 // these functions, the host with one thread (tid 0, nth 1, no synchronization), a thread block with its threads,
-// __syncthreads() and block-wide max reductions. Every entry is written by one thread with the same operations in
+// __syncthreads() and warp-wide max reductions. Every entry is written by one thread with the same operations in
 // both, and the reductions are maxima (exact in any order), so the twin and the kernel agree bitwise.
 // Arithmetic goes through mul/sub/add/dvd/rcp (common/exact_arith.hpp: the same bits on the host and the device).
 //
@@ -60,13 +60,12 @@ struct HostTeam {
   static constexpr int tid = 0, nth = 1;
   static constexpr int group = 0, ngroups = 1, lane = 0, nlanes = 1;
   void sync() const {}
-  double max_all(double v) const { return v; }
   /// Largest v over the group (a warp on the device), in every lane.
   double group_max(double v) const { return v; }
   /// Profiling hook of the device team (time since the last mark, to counter `phase`); nothing on the host.
   void mark(int /*phase*/) {}
-  /// (v, i) with the largest v, the smallest i among equal v; here the caller's own candidate.
-  void argmax_all(double& /*v*/, int& /*i*/) const {}
+  /// (v, i) with the largest v, the smallest i among equal v, over the group, in every lane; here the caller's own.
+  void group_argmax(double& /*v*/, int& /*i*/) const {}
   /// The two largest of the group's entries, each lane holding its own two (v1 at index x1, v2 from another
   /// index): afterwards every lane holds the group's; here the caller's own.
   void group_top2(double& /*v1*/, int& /*x1*/, double& /*v2*/) const {}
@@ -98,15 +97,23 @@ struct SmallWork {
   SSIDS_HOST_DEVICE const double* gpart_last() const { return gpart + 32 * (gsel ^ 1); }
 };
 
+// Pivot decisions are made by every group at once: each group scans what a decision needs with its lanes and
+// reduces it with shuffles only, so every thread holds the same maxima (exact in any order, ties to the smallest
+// index) without a barrier. A decision that read the front beyond the pivot column then needs one barrier before
+// the front is written (a faster group would otherwise change entries a slower one is still reading): DecisionState
+// remembers that.
+
+/// Largest |entry| of column j over the remaining rows other than j and ex: along row j for the columns [k, j),
+/// down column j below the diagonal. Computed by each group on its own.
 template <class Team>
 SSIDS_HOST_DEVICE double column_absmax(Team& t, const FrontRef& f, int k, int j, int ex) {
   t.mark(5);
   double r = 0.0;
-  for (int c = k + t.tid; c < j; c += t.nth)
+  for (int c = k + t.lane; c < j; c += t.nlanes)
     if (c != ex) r = std::fmax(r, std::fabs(f.at(j, c)));
-  for (int i = j + 1 + t.tid; i < f.m; i += t.nth)
+  for (int i = j + 1 + t.lane; i < f.m; i += t.nlanes)
     if (i != ex) r = std::fmax(r, std::fabs(f.at(i, j)));
-  return t.max_all(r);
+  return t.group_max(r);
 }
 
 /// Columns whose maxima window_maxima computes at once (the current candidate and those after it).
@@ -191,7 +198,9 @@ SSIDS_HOST_DEVICE void symmetric_swap(Team& t, const FrontRef& f, int x, int y, 
 /// of column k+1 below its diagonal (group 0's column; meaningful when k + 1 < e). Returns k+1.
 template <class Team>
 SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e, int* vars, double* d, SmallWork& ws) {
+  t.mark(8);
   symmetric_swap(t, f, k, j, vars);
+  t.mark(9);
   const double dkk = f.at(k, k);
   const double rd = rcp(dkk);
   if (t.tid == 0) {
@@ -215,6 +224,7 @@ SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e,
   }
   ws.gsel ^= 1;
   t.sync();
+  t.mark(10);
   t.mark(7);
   return k + 1;
 }
@@ -226,8 +236,10 @@ template <class Team>
 SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r, int e, int* vars, double* d,
                                 SmallWork& ws) {
   const int first = j < r ? j : r, second = j < r ? r : j;
+  t.mark(8);
   symmetric_swap(t, f, k, first, vars);
   symmetric_swap(t, f, k + 1, second, vars);
+  t.mark(9);
   const double a11 = f.at(k, k), a21 = f.at(k + 1, k), a22 = f.at(k + 1, k + 1);
   double i11, i21, i22;
   inverse_2x2(a11, a21, a22, i11, i21, i22);
@@ -257,6 +269,7 @@ SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r,
   }
   ws.gsel ^= 1;
   t.sync();
+  t.mark(10);
   return k + 2;
 }
 
@@ -283,6 +296,7 @@ template <class Team>
 SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d, const SmallWork& ws, int k0, int k1,
                                      int e) {
   if (k1 <= k0) return;
+  t.mark(8);
   const double* dinv = ws.dinv;
   if (e < f.m) {
     t.mark(6);
@@ -311,6 +325,7 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
     }
     t.sync();
   }
+  t.mark(11);
   // scale: L(i, q) = F(i, q) / d (1x1), [L(i, q) L(i, q+1)] = [F(i, q) F(i, q+1)] D^{-1} (2x2), rows below the pivot
   for (int q = k0 + t.group; q < k1; q += t.ngroups) {
     const bool two = d[2 * q + 1] != 0.0;
@@ -335,6 +350,7 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
     }
   }
   t.sync();
+  t.mark(12);
 }
 
 /// Threshold pivoting inside the window [k, e) (dense_ldlt.cpp's factor_window). Returns the new k.
@@ -346,26 +362,36 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
   // ws.top1/top2 hold the maxima of the columns [clo, chi) (window_maxima since the last pivot; empty: none)
   int clo = 0, chi = 0;
   int failed = 0;  // candidates that failed since the last pivot
+  // the decisions since the last barrier read the front beyond the pivot column k (see column_absmax): a barrier
+  // before the next write of the front
+  bool unsynced = false;
+  auto settle = [&] {
+    if (unsynced) t.sync();
+    unsynced = false;
+  };
   auto cached = [&](int c) { return c >= clo && c < chi; };
   auto excluding = [&](int c, int ex) { return ws.top1_row[c] == ex ? ws.top2[c] : ws.top1[c]; };
   while (true) {
     if (j >= e) break;
     const double ajj = f.at(j, j);
-    // j == k when ready
+    // j == k when ready: the last pivot's update (before its barrier) left column k's maximum, and its 1x1 or zero
+    // pivot reads only column k, which that pivot's update does not write
+    unsynced = unsynced || !ready;
     const double gj = ready ? ws.gpart_last()[0] : cached(j) ? ws.top1[j] : column_absmax(t, f, k, j, -1);
     ready = false;
-    // a decision from the cached maxima passed no barrier after reading the front: one before the pivot writes it
-    if (chi > clo && (std::fmax(std::fabs(ajj), gj) <= small || one_by_one_ok(ajj, gj, u, small))) t.sync();
     if (std::fmax(std::fabs(ajj), gj) <= small) {
+      settle();
       k = pivot_zero(t, f, k, j, vars, d, ws);
     } else if (one_by_one_ok(ajj, gj, u, small)) {
+      settle();
       k = pivot_1x1(t, f, k, j, e, vars, d, ws);
       ready = k < e;
     } else {
       // 2x2 partner: the other window column with the largest |a_rj| (first on ties; none if all are 0)
+      unsynced = true;
       double best = 0.0;
       int r = -1;
-      for (int c = k + t.tid; c < e; c += t.nth) {
+      for (int c = k + t.lane; c < e; c += t.nlanes) {
         if (c == j) continue;
         const double v = std::fabs(f.sym(c, j));
         if (v > best) {
@@ -373,7 +399,7 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
           r = c;
         }
       }
-      t.argmax_all(best, r);
+      t.group_argmax(best, r);
       bool ok = false;
       if (r >= 0) {
         // once a candidate has failed outright, the search goes on along the window: from then until the next
@@ -390,7 +416,7 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
         ok = two_by_two_ok(ajj, arj, arr, gj2, gr2, u);
       }
       if (ok) {
-        if (chi > clo) t.sync();  // the decision may have read the front after the last barrier (as above)
+        settle();
         k = pivot_2x2(t, f, k, j, r, e, vars, d, ws);
         ready = k < e;
       } else {
@@ -403,6 +429,7 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
     failed = 0;
     j = k;  // every remaining candidate has changed: all are eligible again
   }
+  settle();  // the caller writes the front next
   return k;
 }
 
