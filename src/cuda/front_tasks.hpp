@@ -167,7 +167,7 @@ struct SmallFrontArgs {
   double u, small;
   int ib;      ///< window width of the pivot search (the CPU path's)
   int posdef;
-  unsigned long long* prof = nullptr;  ///< device only, optional: 8 counters of cycles and events (small_fronts.cu)
+  unsigned long long* prof = nullptr;  ///< device only, optional: 16 counters of cycles and events (small_fronts.cu)
 };
 
 }  // namespace gpu

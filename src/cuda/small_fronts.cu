@@ -15,10 +15,13 @@ namespace gpu {
 namespace {
 
 /// A thread block as a team of warps (small_front_core.hpp's Team). Reductions are over one warp (shuffles only):
-/// the pivot decisions are computed by every warp on its own.
+/// every warp evaluates pivot candidates on its own, and pick_first combines the warps' choices through `pick`
+/// (two alternating areas of 3 x 32 ints of shared memory).
 struct BlockTeam {
   int tid, nth, group, ngroups, lane;
   static constexpr int nlanes = 32;
+  int* pick;
+  int half = 0;
   unsigned long long* prof = nullptr;  // SmallFrontArgs::prof
   long long last = 0;
   __device__ void sync() const { __syncthreads(); }
@@ -59,6 +62,29 @@ struct BlockTeam {
   __device__ static bool better(double v, int i, double bv, int bi) {
     return v > bv || (v == bv && i >= 0 && (bi < 0 || i < bi));
   }
+  /// Every warp's (j, kind, r) in; the one with the smallest j out, in every thread. Calls use the two areas in
+  /// turn: an area is written again only after the next call's barrier, which every thread passes after reading it.
+  __device__ void pick_first(int& j, int& kind, int& r) {
+    int* p = pick + 96 * half;
+    half ^= 1;
+    if (lane == 0) {
+      p[group] = j;
+      p[32 + group] = kind;
+      p[64 + group] = r;
+    }
+    __syncthreads();
+    int best = lane < ngroups ? p[lane] : 0x7fffffff, from = lane;  // lane g reads warp g's candidate
+    for (int o = 16; o > 0; o >>= 1) {  // smallest candidate (distinct groups' candidates differ, except "none")
+      const int ob = __shfl_xor_sync(0xffffffffu, best, o), of = __shfl_xor_sync(0xffffffffu, from, o);
+      if (ob < best || (ob == best && of < from)) {
+        best = ob;
+        from = of;
+      }
+    }
+    j = best;
+    kind = p[32 + from];
+    r = p[64 + from];
+  }
   __device__ void group_argmax(double& v, int& i) const {
     for (int o = 16; o > 0; o >>= 1) {  // butterfly: every lane ends with the warp's answer
       const double ov = __shfl_xor_sync(0xffffffffu, v, o);
@@ -74,8 +100,9 @@ struct BlockTeam {
 template <int MaxThreads>
 __global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs a) {
   extern __shared__ double smem[];
+  __shared__ int pick[2 * 3 * 32];
   BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
-              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), a.prof, clock64()};
+              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), pick, 0, a.prof, clock64()};
   const long long work_off = a.slots[a.nodes[blockIdx.x]].work_off;
   unsigned char* mem = reinterpret_cast<unsigned char*>(work_off >= 0 ? a.work + work_off : smem);
   small::factor_small_node(t, a, static_cast<int>(blockIdx.x), mem);

@@ -69,6 +69,9 @@ struct HostTeam {
   /// The two largest of the group's entries, each lane holding its own two (v1 at index x1, v2 from another
   /// index): afterwards every lane holds the group's; here the caller's own.
   void group_top2(double& /*v1*/, int& /*x1*/, double& /*v2*/) const {}
+  /// Each group's choice (j, kind, r) in, the one with the smallest j out, in every thread, after a barrier; here
+  /// the only group's.
+  void pick_first(int& /*j*/, int& /*kind*/, int& /*r*/) {}
 };
 
 /// Front view with the accessors the algorithm needs.
@@ -80,31 +83,21 @@ struct FrontRef {
 };
 
 /// Workspace of one front's factorization (shared memory on the device): dinv, 2m doubles, D^{-1} of the pivots
-/// of the current window in D's layout (1/d for a 1x1, i11 i21 i22 for a 2x2); top1, top2, top1_row (m each): the
-/// maxima of window columns while no pivot has changed them (window_maxima); gpart, two areas (32 doubles
+/// of the current window in D's layout (1/d for a 1x1, i11 i21 i22 for a 2x2); gpart, two areas (32 doubles
 /// each, the first used): the largest |entry| of the column after an accepted pivot, below its diagonal (the next
-/// candidate's column maximum, computed by group 0 during the update). Pivots write the two areas in turn
-/// (gsel): a thread may still read the last pivot's value while a faster one writes the next pivot's, since a
-/// pivot whose candidate is already in place passes no barrier before its update.
+/// candidate's column maximum, computed by group 0 during the update). Pivots write the two areas in turn (gsel):
+/// a thread may still read the last pivot's value while a faster one writes the next pivot's, since a pivot whose
+/// candidate is already in place passes no barrier before its update.
 struct SmallWork {
   double* dinv;
   double* gpart;
-  double* top1;  ///< by column c of the window: largest |entry| of c over the remaining rows other than c
-  double* top2;  ///< the largest over the same rows but top1_row[c]
-  int* top1_row;
   int gsel = 0;
   SSIDS_HOST_DEVICE double* gpart_next() { return gpart + 32 * gsel; }
   SSIDS_HOST_DEVICE const double* gpart_last() const { return gpart + 32 * (gsel ^ 1); }
 };
 
-// Pivot decisions are made by every group at once: each group scans what a decision needs with its lanes and
-// reduces it with shuffles only, so every thread holds the same maxima (exact in any order, ties to the smallest
-// index) without a barrier. A decision that read the front beyond the pivot column then needs one barrier before
-// the front is written (a faster group would otherwise change entries a slower one is still reading): DecisionState
-// remembers that.
-
 /// Largest |entry| of column j over the remaining rows other than j and ex: along row j for the columns [k, j),
-/// down column j below the diagonal. Computed by each group on its own.
+/// down column j below its diagonal. Computed by each group on its own (shuffles only).
 template <class Team>
 SSIDS_HOST_DEVICE double column_absmax(Team& t, const FrontRef& f, int k, int j, int ex) {
   t.mark(5);
@@ -116,37 +109,53 @@ SSIDS_HOST_DEVICE double column_absmax(Team& t, const FrontRef& f, int k, int j,
   return t.group_max(r);
 }
 
-/// Columns whose maxima window_maxima computes at once (the current candidate and those after it).
-constexpr int maxima_span = 32;
-
-/// For every column c of [lo, hi): the largest |entry| over the remaining rows x != c (x in [k, c) along row c,
-/// x > c down column c) in ws.top1[c] with its row in ws.top1_row[c], and the largest over the same rows but
-/// that one in ws.top2[c]; so column_absmax(k, c, ex) is top1 unless ex is top1's row, then top2 (the values are
-/// exact whichever row wins a tie). One group per column, one barrier.
-template <class Team>
-SSIDS_HOST_DEVICE void window_maxima(Team& t, const FrontRef& f, int k, int lo, int hi, SmallWork& ws) {
-  for (int c = lo + t.group; c < hi; c += t.ngroups) {
-    double v1 = 0.0, v2 = 0.0;
-    int x1 = -1;
-    for (int x = k + t.lane; x < f.m; x += t.nlanes) {
-      if (x == c) continue;
-      const double v = std::fabs(x < c ? f.at(c, x) : f.at(x, c));
-      if (v > v1) {
-        v2 = v1;
-        v1 = v;
-        x1 = x;
-      } else if (v > v2) {
-        v2 = v;
-      }
+/// A lane's running top two of |v| at position x (positions come in increasing order: a tie keeps the first), and
+/// its largest |v| over the window's positions with that position (the 2x2 partner).
+struct ColumnScan {
+  double v1 = 0.0, v2 = 0.0, wbest = 0.0;
+  int x1 = -1, wpos = -1;
+  SSIDS_HOST_DEVICE void push(double v, int x, bool in_window) {
+    const double a = std::fabs(v);
+    if (a > v1) {
+      v2 = v1;
+      v1 = a;
+      x1 = x;
+    } else if (a > v2) {
+      v2 = a;
     }
-    t.group_top2(v1, x1, v2);
-    if (t.lane == 0) {
-      ws.top1[c] = v1;
-      ws.top2[c] = v2;
-      ws.top1_row[c] = x1;
+    if (in_window && a > wbest) {
+      wbest = a;
+      wpos = x;
     }
   }
-  t.sync();
+};
+
+/// Pivot kinds of a decision.
+constexpr int kind_none = -1, kind_zero = 0, kind_1x1 = 1, kind_2x2 = 2;
+
+/// The pivot tests of candidate j of the window [k, e) (the CPU path's, in its order): a zero pivot when column j is
+/// below `small`, else a 1x1 when it passes the threshold test, else a 2x2 with the window column r of largest
+/// |a_rj| (first on ties) when that passes. One pass over column j gives its maximum, its maximum without r (the
+/// top two with the first one's position) and r; a second, over column r, r's maximum without j. Every group
+/// evaluates its own candidates (shuffles only). Returns the kind, kind_none when every test fails.
+template <class Team>
+SSIDS_HOST_DEVICE int evaluate_candidate(Team& t, const FrontRef& f, int k, int j, int e, double u, double small,
+                                         int& r) {
+  t.mark(5);
+  const double ajj = f.at(j, j);
+  ColumnScan sc;
+  for (int c = k + t.lane; c < j; c += t.nlanes) sc.push(f.at(j, c), c, true);
+  for (int i = j + 1 + t.lane; i < f.m; i += t.nlanes) sc.push(f.at(i, j), i, i < e);
+  const double gj = t.group_max(sc.v1);  // the 1x1 tests need only the maximum
+  if (std::fmax(std::fabs(ajj), gj) <= small) return kind_zero;
+  if (one_by_one_ok(ajj, gj, u, small)) return kind_1x1;
+  t.group_top2(sc.v1, sc.x1, sc.v2);
+  t.group_argmax(sc.wbest, sc.wpos);
+  r = sc.wpos;
+  if (r < 0) return kind_none;
+  const double gj2 = sc.x1 == r ? sc.v2 : sc.v1;
+  const double gr2 = column_absmax(t, f, k, r, j);
+  return two_by_two_ok(ajj, f.sym(r, j), f.at(r, r), gj2, gr2, u) ? kind_2x2 : kind_none;
 }
 
 /// Symmetric interchange of positions x and y of the whole lower-triangle storage (including the rows of the
@@ -353,83 +362,64 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
   t.mark(12);
 }
 
-/// Threshold pivoting inside the window [k, e) (dense_ldlt.cpp's factor_window). Returns the new k.
+/// Threshold pivoting inside the window [k, e) (dense_ldlt.cpp's factor_window): the first candidate from k on that
+/// passes a test is pivoted, and the search starts again at the new k (every remaining candidate has changed).
+/// The candidate in place after a pivot is tested first from the maximum that pivot's update left (no barrier),
+/// then fully by every group at once (one barrier before the pivot). When it fails, the groups evaluate the
+/// following candidates side by side, in rounds of one candidate per group (k + 1 + g in the first), and the
+/// smallest passing one of the first round that has one is taken (one barrier per round, after which the front may
+/// be written): the same choice as testing them one by one, in the time of one test per round. Candidate k is
+/// tested alone because it usually passes, and a round waits for its slowest group. Returns the new k.
 template <class Team>
 SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, double u, double small, int* vars,
                                     double* d, SmallWork& ws) {
-  int j = k;
   bool ready = false;  // ws.gpart holds column k's maximum below its diagonal (left by the last pivot)
-  // ws.top1/top2 hold the maxima of the columns [clo, chi) (window_maxima since the last pivot; empty: none)
-  int clo = 0, chi = 0;
-  int failed = 0;  // candidates that failed since the last pivot
-  // the decisions since the last barrier read the front beyond the pivot column k (see column_absmax): a barrier
-  // before the next write of the front
-  bool unsynced = false;
-  auto settle = [&] {
-    if (unsynced) t.sync();
-    unsynced = false;
-  };
-  auto cached = [&](int c) { return c >= clo && c < chi; };
-  auto excluding = [&](int c, int ex) { return ws.top1_row[c] == ex ? ws.top2[c] : ws.top1[c]; };
-  while (true) {
-    if (j >= e) break;
-    const double ajj = f.at(j, j);
-    // j == k when ready: the last pivot's update (before its barrier) left column k's maximum, and its 1x1 or zero
-    // pivot reads only column k, which that pivot's update does not write
-    unsynced = unsynced || !ready;
-    const double gj = ready ? ws.gpart_last()[0] : cached(j) ? ws.top1[j] : column_absmax(t, f, k, j, -1);
-    ready = false;
-    if (std::fmax(std::fabs(ajj), gj) <= small) {
-      settle();
+  while (k < e) {
+    int j = e, kind = kind_none, r = -1;
+    if (ready) {
+      // the last pivot's update left column k's maximum; a 1x1 or zero pivot at k reads only column k, which that
+      // pivot's update does not write, so it needs no barrier
+      const double akk = f.at(k, k), gk = ws.gpart_last()[0];
+      if (std::fmax(std::fabs(akk), gk) <= small) kind = kind_zero;
+      else if (one_by_one_ok(akk, gk, u, small)) kind = kind_1x1;
+      if (kind != kind_none) j = k;
+      ready = false;
+    }
+    if (kind == kind_none) {
+      // candidate k by every group (the same answer in each), then a barrier before the pivot writes the front
+      int rk = -1;
+      const int kind_k = evaluate_candidate(t, f, k, k, e, u, small, rk);
+      if (kind_k != kind_none) {
+        t.sync();
+        j = k;
+        kind = kind_k;
+        r = rk;
+      }
+      for (int c0 = k + 1; c0 < e && j >= e; c0 += t.ngroups) {  // then rounds of one candidate per group
+        const int c = c0 + t.group;
+        if (c < e) {
+          int rc = -1;
+          const int kc = evaluate_candidate(t, f, k, c, e, u, small, rc);
+          if (kc != kind_none) {
+            j = c;
+            kind = kc;
+            r = rc;
+          }
+        }
+        t.pick_first(j, kind, r);
+      }
+      if (j >= e) break;  // every candidate failed
+    }
+    if (kind == kind_zero) {
       k = pivot_zero(t, f, k, j, vars, d, ws);
-    } else if (one_by_one_ok(ajj, gj, u, small)) {
-      settle();
+    } else if (kind == kind_1x1) {
       k = pivot_1x1(t, f, k, j, e, vars, d, ws);
       ready = k < e;
     } else {
-      // 2x2 partner: the other window column with the largest |a_rj| (first on ties; none if all are 0)
-      unsynced = true;
-      double best = 0.0;
-      int r = -1;
-      for (int c = k + t.lane; c < e; c += t.nlanes) {
-        if (c == j) continue;
-        const double v = std::fabs(f.sym(c, j));
-        if (v > best) {
-          best = v;
-          r = c;
-        }
-      }
-      t.group_argmax(best, r);
-      bool ok = false;
-      if (r >= 0) {
-        // once a candidate has failed outright, the search goes on along the window: from then until the next
-        // pivot, the maxima of the next maxima_span columns at once (a first 2x2 test, as on KKT systems where
-        // the partner of a zero diagonal usually passes, scans only its two columns)
-        if (failed > 0 && !cached(j)) {
-          clo = j;
-          chi = j + maxima_span < e ? j + maxima_span : e;
-          window_maxima(t, f, k, clo, chi, ws);
-        }
-        const double arj = f.sym(r, j), arr = f.at(r, r);
-        const double gj2 = cached(j) ? excluding(j, r) : column_absmax(t, f, k, j, r);
-        const double gr2 = cached(r) ? excluding(r, j) : column_absmax(t, f, k, r, j);
-        ok = two_by_two_ok(ajj, arj, arr, gj2, gr2, u);
-      }
-      if (ok) {
-        settle();
-        k = pivot_2x2(t, f, k, j, r, e, vars, d, ws);
-        ready = k < e;
-      } else {
-        ++j;  // tried again only after the next accepted pivot
-        ++failed;
-        continue;
-      }
+      k = pivot_2x2(t, f, k, j, r, e, vars, d, ws);
+      ready = k < e;
     }
-    clo = chi = 0;
-    failed = 0;
-    j = k;  // every remaining candidate has changed: all are eligible again
   }
-  settle();  // the caller writes the front next
   return k;
 }
 
@@ -489,11 +479,11 @@ SSIDS_HOST_DEVICE int ldlt_small_posdef(Team& t, const FrontRef& f, int p, int i
 }
 
 /// Shared-memory (or host) layout of one small front: the front with leading dimension ld, dinv (2m), gpart (64),
-/// top1 and top2 (m each), vars and top1_row (m ints each).
+/// vars (m ints).
 SSIDS_HOST_DEVICE int small_front_ld(int m) { return m | 1; }  // odd: a row of the front spreads over the banks
 SSIDS_HOST_DEVICE long long small_front_bytes(int m_cap) {
   const long long ld = small_front_ld(m_cap);
-  return 8 * (ld * m_cap + 4LL * m_cap + 64) + 8LL * m_cap;
+  return 8 * (ld * m_cap + 2LL * m_cap + 64) + 4LL * m_cap;
 }
 
 /// Node s of the launch (a.nodes[b]): sizes from its children's results, assembly of A and of the children's
@@ -524,10 +514,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
   SmallWork ws;
   ws.dinv = f.a + static_cast<long long>(ld) * m;
   ws.gpart = ws.dinv + 2 * m;
-  ws.top1 = ws.gpart + 64;
-  ws.top2 = ws.top1 + m;
-  int* vars = reinterpret_cast<int*>(ws.top2 + m);
-  ws.top1_row = vars + m;
+  int* vars = reinterpret_cast<int*>(ws.gpart + 64);
 
   t.mark(0);
   // ---- assembly: zero, variables, A, children in order
