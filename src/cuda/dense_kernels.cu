@@ -8,8 +8,9 @@
 //    2x2 when the determinant test (7) passes, else the larger diagonal as a 1x1; a zero pivot is confirmed
 //    only if the rest of its column is below `small` too); then every other row of
 //    the front gets its multipliers L21 = F21 L11^{-T} D^{-1}; every multiplier is checked against 1/u
-//    and the leading pivots whose columns all pass are accepted (q of them; a 2x2 is never split).
-//    The front itself is not modified.
+//    and the leading pivots whose columns all pass are accepted (q of them; a 2x2 is never split). The
+//    window's factorization stops after a pivot with a failing multiplier inside the window, since no later
+//    pivot can then be accepted. The front itself is not modified.
 //  commit_window: the accepted pivots are moved to positions k.. (a symmetric permutation of the front that
 //    moves at most 2q positions: the accepted ones and the candidates they displace, through copies of
 //    their old lines, over many blocks); the failed candidates keep their original values (restored for
@@ -126,6 +127,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
   __shared__ double L1[W], L2[W];  // multipliers of the current pivot's column(s), one per row
   __shared__ int npiv, stop_pos, fail_pos, fail_local;
   __shared__ int sh_kind, sh_t1, sh_t2, go;
+  __shared__ int early;  // a multiplier of the last pivot inside the window failed: no later pivot can be accepted
 
   // thread (r, c0) = (tid % 64, tid / 64) handles entries (r, c0 + 4 i) of the window: no integer division
   const int tr = threadIdx.x & (W - 1), tc = threadIdx.x / W;
@@ -142,6 +144,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
     fail_pos = W;  // first pivot position with a multiplier over 1/u
     fail_local = -1;
     go = w > 0;
+    early = 0;
   }
   __syncthreads();
 
@@ -212,8 +215,12 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
     } else if (kind == 1) {
       // the multipliers once per row (one division each), then the rank-1 update with them
       const double d = S[t1][t1];
-      for (int r = threadIdx.x; r < w; r += blockDim.x)
-        if (!processed[r] && r != t1) L1[r] = S[r][t1] / d;
+      for (int r = threadIdx.x; r < w; r += blockDim.x) {
+        if (!processed[r] && r != t1) {
+          L1[r] = S[r][t1] / d;
+          if (!multiplier_ok(L1[r], prm.u)) early = 1;
+        }
+      }
       __syncthreads();
       if (tr < w && tr != t1 && !processed[tr])
         for (int c = tc; c < w; c += cstep)
@@ -233,6 +240,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
           const double a = S[r][t1], b = S[r][t2];
           L1[r] = a * i11 + b * i21;
           L2[r] = a * i21 + b * i22;
+          if (!(multiplier_ok(L1[r], prm.u) && multiplier_ok(L2[r], prm.u))) early = 1;
         }
       }
       __syncthreads();
@@ -265,7 +273,7 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
       } else {
         npiv = np + 1;
       }
-      go = npiv < w && stop_pos == W;
+      go = npiv < w && stop_pos == W && !early;
     }
     __syncthreads();
   }

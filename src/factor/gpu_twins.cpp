@@ -119,8 +119,9 @@ void factor_window_block(const WindowTask& t, const FrontDesc* fronts, const dou
   for (int c = 0; c < w; ++c)
     for (int r = 0; r < w; ++r) S(r, c) = sym_at(F, f.ld, base + r, base + c);
   int npiv = 0, stop_pos = W, fail_pos = W, fail_local = -1;
+  bool early = false;  // a multiplier of the last pivot inside the window failed: no later pivot can be accepted
 
-  while (npiv < w && stop_pos == W) {
+  while (npiv < w && stop_pos == W && !early) {
     int i = 0;
     while (processed[i]) ++i;  // leftmost unprocessed
     // warp argmax of |S[r][i]| over unprocessed r != i: the largest value, the smallest index on ties
@@ -166,8 +167,12 @@ void factor_window_block(const WindowTask& t, const FrontDesc* fronts, const dou
       for (int c = 0; c < w; ++c)
         for (int r = 0; r < w; ++r)
           if (r != t1 && c != t1 && !processed[r] && !processed[c]) S(r, c) = sub_mul(S(r, c), S(r, t1) / d, S(c, t1));
-      for (int r = 0; r < w; ++r)
-        if (!processed[r] && r != t1) S(r, t1) = S(r, t1) / d;
+      for (int r = 0; r < w; ++r) {
+        if (!processed[r] && r != t1) {
+          S(r, t1) = S(r, t1) / d;
+          early = early || !multiplier_ok(S(r, t1), prm.u);
+        }
+      }
       D[2 * np] = d;
       D[2 * np + 1] = 0.0;
     } else {
@@ -185,6 +190,7 @@ void factor_window_block(const WindowTask& t, const FrontDesc* fronts, const dou
           const double a = S(r, t1), b = S(r, t2);
           S(r, t1) = mad2(a, i11, b, i21);
           S(r, t2) = mad2(a, i21, b, i22);
+          early = early || !(multiplier_ok(S(r, t1), prm.u) && multiplier_ok(S(r, t2), prm.u));
         }
       D[2 * np] = S(t1, t1);
       D[2 * np + 1] = S(t2, t1);
