@@ -27,7 +27,8 @@ struct BlockTeam {
   __device__ void sync() const { __syncthreads(); }
   /// Phases 0-4 of factor_small_node accumulate clock cycles (phase 0: from the kernel's start), and so do the
   /// factorization's parts 8-12 (decisions, interchanges, pivot updates, window ends, scaling: phase 3 then
-  /// keeps what falls between them); 5, 6, 7 count column maxima, trailing updates and 1x1 pivots.
+  /// keeps what falls between them); 5, 6, 7 count column scans (candidates tested and partners' maxima),
+  /// trailing updates and 1x1 pivots.
   __device__ void mark(int phase) {
     if (!prof || tid != 0) return;
     const long long now = clock64();
