@@ -376,8 +376,9 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   // matching), each side may also start it early, so that the second thread is not idle: the plain side
   // without the cheap ordering, or when the pattern asks for the thorough ordering while the matching is still
   // running or before the pairs side has chosen without it (wasted when the compressed candidate then wins
-  // clearly, which can lengthen the wall time by up to that call's time); the pairs side without the cheap ordering, or when the plain side has
-  // already decided that the thorough ordering runs and the choice shows that the compressed candidate needs it.
+  // clearly, which can lengthen the wall time by up to that call's time); the pairs side without the cheap
+  // ordering, or when the plain side has already decided that the thorough ordering runs and the choice shows
+  // that the compressed candidate needs it.
   // Every order is a function of the graph or the pairs alone and the choice is made after both tasks, so the
   // result is the same whatever ran early, on any number of threads.
   std::atomic<bool> matched{false}, plain_ready{false};

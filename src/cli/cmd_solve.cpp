@@ -239,8 +239,8 @@ std::vector<std::string> solve_keys() {
   return known;
 }
 
-const std::vector<std::string> solve_flags = {"--help", "--json", "--posdef", "--fail-on-singular", "--presolve", "--no-presolve", "--quiet",
-                                              "--progress"};
+const std::vector<std::string> solve_flags = {"--help",     "--json",        "--posdef", "--fail-on-singular",
+                                              "--presolve", "--no-presolve", "--quiet",  "--progress"};
 
 }  // namespace
 
