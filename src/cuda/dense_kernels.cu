@@ -3,14 +3,18 @@
 //
 // One step on one front factorizes the window [k+s, k+s+w) of candidate columns (k = eliminated so far,
 // s = candidates that failed since the last success):
-//  factor_window: the window's diagonal block is factorized in shared memory with the paper's pivot rule
-//    (leftmost unprocessed column i, partner j = argmax |f_ji|; zero pivot if the column is below `small`;
-//    2x2 when the determinant test (7) passes, else the larger diagonal as a 1x1; a zero pivot is confirmed
-//    only if the rest of its column is below `small` too); then every other row of
-//    the front gets its multipliers L21 = F21 L11^{-T} D^{-1}; every multiplier is checked against 1/u
-//    and the leading pivots whose columns all pass are accepted (q of them; a 2x2 is never split). The
-//    window's factorization stops after a pivot with a failing multiplier inside the window, since no later
-//    pivot can then be accepted. The front itself is not modified.
+//  window_colmax: the largest |entry| of each window column over the front's rows outside the window
+//    (rows k.. of the front), per block of apply_rows rows.
+//  factor_window: the window's diagonal block is factorized in shared memory. Candidates are taken from the
+//    left with the CPU path's threshold tests (pivot_tests.hpp), where a column's largest entry is that of its
+//    remaining rows in the window (current values) and of its rows outside the window (window_colmax, the
+//    values before the window's pivots: exact for the window's first pivot, an estimate after it): a zero
+//    pivot when both are below `small` (confirmed on the other rows below), else a 1x1 when it passes,
+//    else a 2x2 with the window's row of largest |f_ji| when that passes, else the candidate is skipped for
+//    this window. Then every other row of the front gets its multipliers L21 = F21 L11^{-T} D^{-1}; every
+//    multiplier is checked against 1/u and the leading pivots whose columns all pass are accepted (q of
+//    them; a 2x2 is never split). The window's factorization stops after a pivot with a failing multiplier
+//    inside the window, since no later pivot can then be accepted. The front itself is not modified.
 //  commit_window: the accepted pivots are moved to positions k.. (a symmetric permutation of the front that
 //    moves at most 2q positions: the accepted ones and the candidates they displace, through copies of
 //    their old lines, over many blocks); the failed candidates keep their original values (restored for
@@ -36,6 +40,8 @@ namespace gpu {
 namespace {
 
 constexpr int W = max_window;
+/// Pivot slots of a batch of factor_window (a 2x2 takes two): barriers per batch, not per pivot.
+constexpr int window_batch = 8;
 constexpr int tile = 64;
 constexpr int tile_k = 16;
 
@@ -110,9 +116,52 @@ __device__ void permute_positions(double* F, long long m, long long ld, int* var
   }
 }
 
+/// Index of the last task whose rb_begin is <= b (row blocks of apply_window and window_colmax).
+__device__ __forceinline__ int task_of_row_block(const WindowTask* tasks, int ntasks, long long b) {
+  int lo = 0, hi = ntasks - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (tasks[mid].rb_begin <= b) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// grid: one block per apply_rows rows of a front (the row blocks of apply_window); 128 threads. Block b writes
+// cmax[b * W + c], the largest |entry| of window column c over its rows (0 for columns >= w). Warp g takes the
+// columns c = g, g + 4, ...; its lanes take the rows (consecutive rows of a column are consecutive in memory
+// below the window). The largest of a set does not depend on the order it is taken in (fmax drops NaN).
+__global__ void __launch_bounds__(apply_rows) window_colmax_kernel(const WindowTask* tasks, int ntasks,
+                                                                   const FrontDesc* fronts, const double* fbuf,
+                                                                   double* cmax) {
+  const long long b = blockIdx.x;
+  const WindowTask t = tasks[task_of_row_block(tasks, ntasks, b)];
+  const FrontDesc f = fronts[t.front];
+  const double* F = fbuf + f.off;
+  const int w = t.w, base = t.k + t.s;
+  const long long nrows_other = f.m - t.k - w;
+  const long long r0 = (b - t.rb_begin) * apply_rows;
+  const int lane = threadIdx.x & 31, g = threadIdx.x >> 5;
+  for (int c = g; c < W; c += apply_rows / 32) {
+    double v = 0.0;
+    if (c < w) {
+#pragma unroll
+      for (int i = 0; i < apply_rows / 32; ++i) {
+        const long long rr = r0 + lane + 32 * i;
+        if (rr < nrows_other) {
+          const long long row = t.k + (rr < t.s ? rr : rr + w);
+          v = fmax(v, fabs(sym_at(F, f.ld, row, base + c)));
+        }
+      }
+      for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    }
+    if (lane == 0) cmax[b * W + c] = v;
+  }
+}
+
 __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* tasks, const FrontDesc* fronts,
                                                             double* fbuf, double* lt_buf, double* sbuf,
-                                                            WindowResult* res, DenseParams prm) {
+                                                            WindowResult* res, const double* cmax, DenseParams prm) {
   const WindowTask t = tasks[blockIdx.x];
   const FrontDesc f = fronts[t.front];
   const double* F = fbuf + f.off;
@@ -123,159 +172,268 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
 
   __shared__ double S[W][W + 1];  // S[r][c]; column c of a processed pivot holds l(r, c) for later rows
   __shared__ int processed[W], order[W], pos_of[W];
+  __shared__ double off[W];   // largest |entry| of each window column outside the window (not in posdef mode)
   __shared__ double D[2 * W + 2];
-  __shared__ double L1[W], L2[W];  // multipliers of the current pivot's column(s), one per row
   __shared__ int npiv, stop_pos, fail_pos, fail_local;
-  __shared__ int sh_kind, sh_t1, sh_t2, go;
-  __shared__ int early;  // a multiplier of the last pivot inside the window failed: no later pivot can be accepted
 
   // thread (r, c0) = (tid % 64, tid / 64) handles entries (r, c0 + 4 i) of the window: no integer division
   const int tr = threadIdx.x & (W - 1), tc = threadIdx.x / W;
   constexpr int cstep = 256 / W;
   if (tr < w)
     for (int c = tc; c < w; c += cstep) S[tr][c] = sym_at(F, f.ld, base + tr, base + c);
+  const long long nrb = (ldt - w + apply_rows - 1) / apply_rows;  // the window's row blocks in cmax
   for (int c = threadIdx.x; c < W; c += blockDim.x) {
     processed[c] = 0;
     pos_of[c] = W;
+    double v = 0.0;
+    if (!prm.posdef) {
+#pragma unroll 4
+      for (long long b = 0; b < nrb; ++b) v = fmax(v, cmax[(t.rb_begin + b) * W + c]);
+    }
+    off[c] = v;
   }
   if (threadIdx.x == 0) {
     npiv = 0;
     stop_pos = W;  // posdef: position of a pivot that is not positive
     fail_pos = W;  // first pivot position with a multiplier over 1/u
     fail_local = -1;
-    go = w > 0;
-    early = 0;
   }
   __syncthreads();
 
-  // Two barriers per pivot besides those of the update: thread 0 changes npiv and go only after the update
-  // (kinds 1 and 2 have barriers there; kind 0 touches no state thread 0 changes), and stop_pos only before
-  // the decision barrier, so every thread reads np and go at the top and stop_pos after that barrier.
+  // Pivots are taken in batches. Warp 0 decides them one after another: it brings each candidate column up to
+  // date itself (the window's entries as loaded or last updated, minus the batch's pivots so far, applied in
+  // pivot order with the operations of the block update), tests it, and for a pivot keeps its column (Cb) and
+  // multipliers (Lb) in the batch's slots. Its state is in registers, the same in every lane: the candidates
+  // still to test (neither processed nor skipped) and the unprocessed rows as bit masks, the slots' kinds, the
+  // pivot count; each lane also holds the multipliers of its two rows. A skipped candidate costs no barrier.
+  // Lane 0 publishes the bookkeeping (processed, order, pos_of, D, the slots) for the block, which then applies
+  // the batch to every remaining entry, each entry's updates in pivot order, and writes the multipliers into the
+  // pivot columns: the same operations in the same order as one pivot at a time (the CPU twin), with two
+  // barriers per batch.
+  constexpr int B = window_batch;
+  __shared__ double Lb[B][W], Cb[B][W];  // slot e: multipliers by row; the pivot column by row before the pivot
+  __shared__ int slot_kind[B], slot_col[B], nslots;  // kind: 0 zero, 1 1x1, 2 and 3 the columns of a 2x2
+  __shared__ int stop;
+  const unsigned long long all_w = w == W ? ~0ULL : (1ULL << w) - 1;
+  unsigned long long avail = all_w, unproc = all_w;  // warp 0: candidates to test; unprocessed rows
+  int np_w = 0;                                      // warp 0: pivots so far
+  bool halted = false;                               // warp 0: no further pivot in this window
   for (;;) {
-    const int np = npiv;
-    if (!go) break;
     if (threadIdx.x < 32) {
-      // leftmost unprocessed (same in every lane; columns >= w are never processed)
-      const unsigned lo_free = __ballot_sync(0xffffffffu, !processed[threadIdx.x]);
-      const unsigned hi_free = __ballot_sync(0xffffffffu, !processed[threadIdx.x + 32]);
-      const int i = lo_free ? __ffs(lo_free) - 1 : 32 + __ffs(hi_free) - 1;
-      double best = -1.0;
-      int bj = -1;
-      for (int r = threadIdx.x; r < w; r += 32) {
-        if (r != i && !processed[r]) {
-          const double v = fabs(S[r][i]);
-          if (v > best) {
-            best = v;
-            bj = r;
+      const int lane = threadIdx.x;
+      int ns = 0;     // slots used by this batch
+      int kinds = 0;  // slot e's kind in bits 2e, 2e + 1
+      double lreg[2][B];  // the multipliers of the lane's rows (lane, lane + 32), by slot
+      // entry (r = lane + 32 h, c) of the window (both unprocessed) after the batch's pivots so far
+      auto current = [&](int h, int c) {
+        double v = S[lane + 32 * h][c];
+#pragma unroll
+        for (int e = 0; e < B; ++e) {
+          if (e >= ns) break;
+          const int k = (kinds >> (2 * e)) & 3;
+          if (k == 1) v = fma(-lreg[h][e], Cb[e][c], v);
+          else if (k == 2 && e + 1 < B) v -= fma(lreg[h][e], Cb[e][c], lreg[h][e + 1] * Cb[e + 1][c]);
+        }
+        return v;
+      };
+      while (!halted && ns + 2 <= B) {
+        if (np_w >= w || !avail) {
+          halted = true;
+          break;
+        }
+        const int i = __ffsll(static_cast<long long>(avail)) - 1;  // the leftmost candidate
+        // column i up to date in the lane's rows; the largest |entry| over the unprocessed rows r != i (NaN
+        // never wins) and its row, the smallest on ties
+        double ci[2] = {0.0, 0.0};
+        bool row_ok[2];
+        double best = -1.0;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = lane + 32 * h;
+          row_ok[h] = r < w && ((unproc >> r) & 1);
+          if (row_ok[h]) {
+            ci[h] = current(h, i);
+            if (r != i) best = fmax(best, fabs(ci[h]));
           }
         }
-      }
-      for (int off = 16; off > 0; off >>= 1) {  // max value, smallest index on ties
-        const double ov = __shfl_down_sync(0xffffffffu, best, off);
-        const int oj = __shfl_down_sync(0xffffffffu, bj, off);
-        if (ov > best || (ov == best && oj >= 0 && (bj < 0 || oj < bj))) {
-          best = ov;
-          bj = oj;
-        }
-      }
-      if (threadIdx.x == 0) {
-        const double aii = S[i][i];
-        const double colmax = fmax(fabs(aii), best);
-        int kind, t1 = i, t2 = -1;
+        for (int o = 16; o > 0; o >>= 1) best = fmax(best, __shfl_xor_sync(0xffffffffu, best, o));
+        const unsigned at_lo = __ballot_sync(0xffffffffu, row_ok[0] && lane != i && fabs(ci[0]) == best);
+        const unsigned at_hi = __ballot_sync(0xffffffffu, row_ok[1] && lane + 32 != i && fabs(ci[1]) == best);
+        const int bj = at_lo ? __ffs(at_lo) - 1 : at_hi ? 32 + __ffs(at_hi) - 1 : -1;
+        const double aii = __shfl_sync(0xffffffffu, i < 32 ? ci[0] : ci[1], i & 31);
+        int kind = -1;
+        double cb[2] = {0.0, 0.0};
+        double aji = 0.0, ajj = 0.0;
         if (prm.posdef) {  // Cholesky order, no pivoting: a pivot that is not positive is an error
-          kind = 1;
           if (!(aii > 0.0)) {
-            stop_pos = npiv;
-            fail_local = i;
+            if (lane == 0) {
+              stop_pos = np_w;
+              fail_local = i;
+            }
+            halted = true;
+            break;
           }
-        } else if (!(colmax >= prm.small)) {
-          kind = 0;  // zero pivot inside the window (also catches NaN); confirmed on the other rows below
-        } else if (bj >= 0 && two_by_two_determinant_ok(aii, S[bj][i], S[bj][bj])) {
-          kind = 2;
-          t2 = bj;
-        } else {
           kind = 1;
-          if (bj >= 0 && fabs(S[bj][bj]) > fabs(aii)) t1 = bj;
+        } else {
+          const double gi = fmax(best, off[i]);
+          if (!(fmax(fabs(aii), gi) >= prm.small)) {
+            kind = 0;  // zero pivot (also catches NaN); confirmed on the other rows by apply_window
+          } else if (one_by_one_ok(aii, gi, prm.u, prm.small)) {
+            kind = 1;
+          } else if (bj >= 0) {
+            // 2x2 with bj: column bj up to date; each column's largest entry over the rows other than i and bj
+            double gi2 = 0.0, gj2 = 0.0;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int r = lane + 32 * h;
+              if (row_ok[h]) {
+                cb[h] = current(h, bj);
+                if (r != i && r != bj) {
+                  gi2 = fmax(gi2, fabs(ci[h]));
+                  gj2 = fmax(gj2, fabs(cb[h]));
+                }
+              }
+            }
+            for (int o = 16; o > 0; o >>= 1) {
+              gi2 = fmax(gi2, __shfl_xor_sync(0xffffffffu, gi2, o));
+              gj2 = fmax(gj2, __shfl_xor_sync(0xffffffffu, gj2, o));
+            }
+            aji = __shfl_sync(0xffffffffu, bj < 32 ? ci[0] : ci[1], bj & 31);
+            ajj = __shfl_sync(0xffffffffu, bj < 32 ? cb[0] : cb[1], bj & 31);
+            if (two_by_two_ok(aii, aji, ajj, fmax(gi2, off[i]), fmax(gj2, off[bj]), prm.u)) kind = 2;
+          }
         }
-        sh_kind = kind;
-        sh_t1 = t1;
-        sh_t2 = t2;
+        if (kind < 0) {  // skipped for this window
+          avail &= ~(1ULL << i);
+          continue;
+        }
+        // the pivot: its slot(s), multipliers (one division per row for a 1x1) and bookkeeping
+        bool bad = false;
+        if (kind == 2) {
+          double i11, i21, i22;
+          two_by_two_inverse(aii, aji, ajj, i11, i21, i22);
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = lane + 32 * h;
+            if (r < w) {
+              Cb[ns][r] = ci[h];
+              Cb[ns + 1][r] = cb[h];
+            }
+            double l1 = 0.0, l2 = 0.0;
+            if (row_ok[h] && r != i && r != bj) {
+              l1 = fma(ci[h], i11, cb[h] * i21);
+              l2 = fma(ci[h], i21, cb[h] * i22);
+              bad = bad || !(multiplier_ok(l1, prm.u) && multiplier_ok(l2, prm.u));
+            }
+#pragma unroll
+            for (int e = 0; e + 1 < B; ++e)
+              if (e == ns) {
+                lreg[h][e] = l1;
+                lreg[h][e + 1] = l2;
+              }
+            if (r < w) {
+              Lb[ns][r] = l1;
+              Lb[ns + 1][r] = l2;
+            }
+          }
+          if (lane == 0) {
+            D[2 * np_w] = aii;
+            D[2 * np_w + 1] = aji;
+            D[2 * np_w + 2] = ajj;
+            D[2 * np_w + 3] = 0.0;
+          }
+        } else {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = lane + 32 * h;
+            double l = 0.0;
+            if (kind == 1 && row_ok[h] && r != i) {
+              l = ci[h] / aii;
+              bad = bad || !multiplier_ok(l, prm.u);
+            }
+#pragma unroll
+            for (int e = 0; e < B; ++e)
+              if (e == ns) lreg[h][e] = l;
+            if (r < w) {
+              Cb[ns][r] = ci[h];
+              Lb[ns][r] = l;
+            }
+          }
+          if (lane == 0) {
+            D[2 * np_w] = kind == 1 ? aii : 0.0;
+            D[2 * np_w + 1] = 0.0;
+          }
+        }
+        if (lane == 0) {
+          slot_kind[ns] = kind;
+          slot_col[ns] = i;
+          processed[i] = 1;
+          order[np_w] = i;
+          pos_of[i] = np_w;
+          if (kind == 2) {
+            slot_kind[ns + 1] = 3;
+            slot_col[ns + 1] = bj;
+            processed[bj] = 1;
+            order[np_w + 1] = bj;
+            pos_of[bj] = np_w + 1;
+          }
+        }
+        kinds |= kind << (2 * ns);
+        avail &= ~(1ULL << i);
+        unproc &= ~(1ULL << i);
+        ++ns;
+        ++np_w;
+        if (kind == 2) {
+          kinds |= 3 << (2 * ns);
+          avail &= ~(1ULL << bj);
+          unproc &= ~(1ULL << bj);
+          ++ns;
+          ++np_w;
+        }
+        if (__any_sync(0xffffffffu, bad)) halted = true;  // no later pivot could be accepted
+        __syncwarp();  // the slot's columns are read by every lane from here on
+      }
+      if (lane == 0) {
+        nslots = ns;
+        npiv = np_w;
+        stop = halted;
       }
     }
-    __syncthreads();
-    if (stop_pos != W) break;
-    const int kind = sh_kind, t1 = sh_t1, t2 = sh_t2;
-    if (kind == 0) {
-      for (int r = threadIdx.x; r < w; r += blockDim.x)
-        if (r != t1 && !processed[r]) S[r][t1] = 0.0;
-      if (threadIdx.x == 0) {
-        D[2 * np] = 0.0;
-        D[2 * np + 1] = 0.0;
-      }
-    } else if (kind == 1) {
-      // the multipliers once per row (one division each), then the rank-1 update with them
-      const double d = S[t1][t1];
-      for (int r = threadIdx.x; r < w; r += blockDim.x) {
-        if (!processed[r] && r != t1) {
-          L1[r] = S[r][t1] / d;
-          if (!multiplier_ok(L1[r], prm.u)) early = 1;
+    __syncthreads();  // A: the batch is decided
+    const int ns = nslots;
+    const bool last = stop;  // read before B: warp 0 writes both again after B
+    if (ns > 0) {
+      // every remaining entry: the batch's updates in pivot order (the row's multipliers and the slots' kinds
+      // in registers)
+      if (tr < w && !processed[tr]) {
+        double lr[B];
+        int kd[B];
+#pragma unroll
+        for (int e = 0; e < B; ++e) {
+          kd[e] = e < ns ? slot_kind[e] : 0;
+          lr[e] = e < ns ? Lb[e][tr] : 0.0;
+        }
+        for (int c = tc; c < w; c += cstep) {
+          if (processed[c]) continue;
+          double v = S[tr][c];
+#pragma unroll
+          for (int e = 0; e < B; ++e) {
+            if (kd[e] == 1) v = fma(-lr[e], Cb[e][c], v);
+            else if (kd[e] == 2 && e + 1 < B) v -= fma(lr[e], Cb[e][c], lr[e + 1] * Cb[e + 1][c]);
+          }
+          S[tr][c] = v;
         }
       }
-      __syncthreads();
-      if (tr < w && tr != t1 && !processed[tr])
-        for (int c = tc; c < w; c += cstep)
-          if (c != t1 && !processed[c]) S[tr][c] -= L1[tr] * S[c][t1];
-      __syncthreads();
-      for (int r = threadIdx.x; r < w; r += blockDim.x)
-        if (r != t1 && !processed[r]) S[r][t1] = L1[r];
-      if (threadIdx.x == 0) {
-        D[2 * np] = d;
-        D[2 * np + 1] = 0.0;
-      }
-    } else {
-      double i11, i21, i22;
-      two_by_two_inverse(S[t1][t1], S[t2][t1], S[t2][t2], i11, i21, i22);
-      for (int r = threadIdx.x; r < w; r += blockDim.x) {
-        if (!processed[r] && r != t1 && r != t2) {
-          const double a = S[r][t1], b = S[r][t2];
-          L1[r] = a * i11 + b * i21;
-          L2[r] = a * i21 + b * i22;
-          if (!(multiplier_ok(L1[r], prm.u) && multiplier_ok(L2[r], prm.u))) early = 1;
-        }
-      }
-      __syncthreads();
-      if (tr < w && tr != t1 && tr != t2 && !processed[tr])
-        for (int c = tc; c < w; c += cstep)
-          if (c != t1 && c != t2 && !processed[c]) S[tr][c] -= L1[tr] * S[c][t1] + L2[tr] * S[c][t2];
-      __syncthreads();
-      for (int r = threadIdx.x; r < w; r += blockDim.x) {
-        if (r != t1 && r != t2 && !processed[r]) {
-          S[r][t1] = L1[r];
-          S[r][t2] = L2[r];
-        }
-      }
-      if (threadIdx.x == 0) {
-        D[2 * np] = S[t1][t1];
-        D[2 * np + 1] = S[t2][t1];
-        D[2 * np + 2] = S[t2][t2];
-        D[2 * np + 3] = 0.0;
+      // the pivot columns: their multipliers in the rows that were unprocessed at the pivot (for a 2x2, not
+      // in its partner's row, which keeps the pivot's off-diagonal entry)
+      for (int e = tc; e < ns; e += cstep) {
+        const int col = slot_col[e], k = slot_kind[e], pe = pos_of[col];
+        const int partner = k == 2 ? slot_col[e + 1] : k == 3 ? slot_col[e - 1] : -1;
+        if (tr < w && pos_of[tr] > pe && tr != partner) S[tr][col] = Lb[e][tr];
       }
     }
-    if (threadIdx.x == 0) {
-      processed[t1] = 1;
-      order[np] = t1;
-      pos_of[t1] = np;
-      if (kind == 2) {
-        processed[t2] = 1;
-        order[np + 1] = t2;
-        pos_of[t2] = np + 1;
-        npiv = np + 2;
-      } else {
-        npiv = np + 1;
-      }
-      go = npiv < w && stop_pos == W && !early;
-    }
-    __syncthreads();
+    __syncthreads();  // B: the batch is applied
+    if (last) break;
   }
   const int np = npiv;
 
@@ -311,6 +469,8 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
     out.pos_of[c] = pos_of[c];
   }
   for (int e = threadIdx.x; e < 2 * W + 2; e += blockDim.x) out.d[e] = e < 2 * np ? D[e] : 0.0;
+  // the window's block for apply_window, which reads only the multipliers (below each pivot, in pivot order);
+  // entries in the rows of pivots taken earlier in a batch are not brought up to date (the CPU twin's are)
   double* sg = sbuf + t.s_off;
   if (tr < w)
     for (int c = tc; c < w; c += cstep) sg[tr + c * w] = S[tr][c];
@@ -326,12 +486,7 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
                                                                   double* lt_buf, const double* sbuf,
                                                                   WindowResult* res, DenseParams prm) {
   const long long b = blockIdx.x;
-  int lo = 0, hi = ntasks - 1;
-  while (lo < hi) {  // last task with rb_begin <= b
-    const int mid = (lo + hi + 1) / 2;
-    if (tasks[mid].rb_begin <= b) lo = mid;
-    else hi = mid - 1;
-  }
+  const int lo = task_of_row_block(tasks, ntasks, b);
   const WindowTask t = tasks[lo];
   const FrontDesc f = fronts[t.front];
   const double* F = fbuf + f.off;
@@ -643,10 +798,17 @@ long long update_tiles(int nrow, int ncol) {
   return n;
 }
 
+void launch_window_colmax(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
+                          const double* fbuf, double* cmax, cudaStream_t s) {
+  if (ntasks == 0 || nblocks == 0) return;
+  window_colmax_kernel<<<static_cast<unsigned>(nblocks), apply_rows, 0, s>>>(tasks, ntasks, fronts, fbuf, cmax);
+  check_launch("window_colmax_kernel");
+}
+
 void launch_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, double* lt,
-                          double* sbuf, WindowResult* res, DenseParams prm, cudaStream_t s) {
+                          double* sbuf, WindowResult* res, const double* cmax, DenseParams prm, cudaStream_t s) {
   if (ntasks == 0) return;
-  factor_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, lt, sbuf, res, prm);
+  factor_window_kernel<<<ntasks, 256, 0, s>>>(tasks, fronts, fbuf, lt, sbuf, res, cmax, prm);
   check_launch("factor_window_kernel");
 }
 

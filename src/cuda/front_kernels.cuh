@@ -30,8 +30,14 @@ void launch_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const
 void launch_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
                               int* vars, const double* prev_fronts, const double* pool, const int* cmap,
                               const int* rows_store, cudaStream_t s);
+/// The largest |entry| of each window column over the rows outside the window, per row block of apply_window
+/// (nblocks = total row blocks): cmax[b * max_window + c] for row block b and window column c.
+void launch_window_colmax(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
+                          const double* fbuf, double* cmax, cudaStream_t s);
+/// The window's pivots (its diagonal block); cmax: window_colmax's output (not read in posdef mode).
 void launch_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf,
-                          double* lt, double* sbuf, WindowResult* res, DenseParams prm, cudaStream_t s);
+                          double* lt, double* sbuf, WindowResult* res, const double* cmax, DenseParams prm,
+                          cudaStream_t s);
 /// The multipliers of every other row of the window's fronts; nblocks = total row blocks.
 void launch_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
                          const double* fbuf, double* lt, const double* sbuf, WindowResult* res, DenseParams prm,

@@ -162,9 +162,13 @@ struct CudaLevelKernels {
                          const int* rows_store) {
     launch_assemble_children(tasks, ntasks, spread, fronts, fbuf, vars, prev_fronts, pool, cmap, rows_store, main);
   }
+  void window_colmax(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
+                     const double* fbuf, double* cmax) {
+    launch_window_colmax(tasks, ntasks, nblocks, fronts, fbuf, cmax, main);
+  }
   void factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, double* lt,
-                     double* sbuf, WindowResult* res, DenseParams prm) {
-    launch_factor_window(tasks, ntasks, fronts, fbuf, lt, sbuf, res, prm, main);
+                     double* sbuf, WindowResult* res, const double* cmax, DenseParams prm) {
+    launch_factor_window(tasks, ntasks, fronts, fbuf, lt, sbuf, res, cmax, prm, main);
   }
   void apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
                     const double* fbuf, double* lt, const double* sbuf, WindowResult* res, DenseParams prm) {

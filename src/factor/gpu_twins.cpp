@@ -98,7 +98,7 @@ void permute_positions(double* F, long long m, long long ld, int* vars, int lo, 
 
 /// One block of factor_window_kernel.
 void factor_window_block(const WindowTask& t, const FrontDesc* fronts, const double* fbuf, double* lt_buf,
-                         double* sbuf, WindowResult& out, const DenseParams& prm) {
+                         double* sbuf, WindowResult& out, const double* cmax, const DenseParams& prm) {
   const FrontDesc f = fronts[t.front];
   const double* F = fbuf + f.off;
   const long long m = f.m;
@@ -108,12 +108,17 @@ void factor_window_block(const WindowTask& t, const FrontDesc* fronts, const dou
 
   std::vector<double> Sv(static_cast<size_t>(W) * (W + 1));
   auto S = [&](int r, int c) -> double& { return Sv[static_cast<size_t>(r) * (W + 1) + c]; };  // S[r][c]
-  int processed[W], order[W], pos_of[W];
-  double D[2 * W + 2];
+  int processed[W], order[W], pos_of[W], skipped[W];
+  double D[2 * W + 2], off[W];
+  const long long nrb = (ldt - w + apply_rows - 1) / apply_rows;  // the window's row blocks in cmax
   for (int c = 0; c < W; ++c) {
     processed[c] = 0;
+    skipped[c] = c >= w;
     pos_of[c] = W;
     order[c] = -1;
+    off[c] = 0.0;
+    if (!prm.posdef)
+      for (long long b = 0; b < nrb; ++b) off[c] = std::fmax(off[c], cmax[(t.rb_begin + b) * W + c]);
   }
   for (double& x : D) x = 0.0;
   for (int c = 0; c < w; ++c)
@@ -123,7 +128,8 @@ void factor_window_block(const WindowTask& t, const FrontDesc* fronts, const dou
 
   while (npiv < w && stop_pos == W && !early) {
     int i = 0;
-    while (processed[i]) ++i;  // leftmost unprocessed
+    while (i < W && (processed[i] || skipped[i])) ++i;  // leftmost candidate neither processed nor skipped
+    if (i == W) break;
     // warp argmax of |S[r][i]| over unprocessed r != i: the largest value, the smallest index on ties
     // (NaN never wins); a sequential scan with a strict comparison gives the same (value, index)
     double best = -1.0;
@@ -138,7 +144,6 @@ void factor_window_block(const WindowTask& t, const FrontDesc* fronts, const dou
       }
     }
     const double aii = S(i, i);
-    const double colmax = std::fmax(std::fabs(aii), best);
     int kind, t1 = i, t2 = -1;
     if (prm.posdef) {
       kind = 1;
@@ -146,14 +151,31 @@ void factor_window_block(const WindowTask& t, const FrontDesc* fronts, const dou
         stop_pos = npiv;
         fail_local = i;
       }
-    } else if (!(colmax >= prm.small)) {
-      kind = 0;
-    } else if (bj >= 0 && two_by_two_determinant_ok(aii, S(bj, i), S(bj, bj))) {
-      kind = 2;
-      t2 = bj;
     } else {
-      kind = 1;
-      if (bj >= 0 && std::fabs(S(bj, bj)) > std::fabs(aii)) t1 = bj;
+      const double gi = std::fmax(best, off[i]);
+      if (!(std::fmax(std::fabs(aii), gi) >= prm.small)) {
+        kind = 0;
+      } else if (one_by_one_ok(aii, gi, prm.u, prm.small)) {
+        kind = 1;
+      } else {
+        kind = -1;
+        if (bj >= 0) {
+          double gi2 = 0.0, gj2 = 0.0;
+          for (int r = 0; r < w; ++r)
+            if (r != i && r != bj && !processed[r]) {
+              gi2 = std::fmax(gi2, std::fabs(S(r, i)));
+              gj2 = std::fmax(gj2, std::fabs(S(r, bj)));
+            }
+          if (two_by_two_ok(aii, S(bj, i), S(bj, bj), std::fmax(gi2, off[i]), std::fmax(gj2, off[bj]), prm.u)) {
+            kind = 2;
+            t2 = bj;
+          }
+        }
+        if (kind == -1) {
+          skipped[i] = 1;
+          continue;
+        }
+      }
     }
     if (stop_pos != W) break;
     const int np = npiv;
@@ -351,9 +373,29 @@ void twin_copy_out(const CopyOutTask* tasks, int ntasks, int, const FrontDesc* f
 
 // ---- dense_kernels.cu
 
+void twin_window_colmax(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
+                        const double* fbuf, double* cmax) {
+  for (long long b = 0; b < nblocks; ++b) {
+    const WindowTask& t = tasks[task_of_block(tasks, ntasks, b, [](const WindowTask& x) { return x.rb_begin; })];
+    const FrontDesc& f = fronts[t.front];
+    const double* F = fbuf + f.off;
+    const int w = t.w, base = t.k + t.s;
+    const long long nrows_other = f.m - t.k - w, r0 = (b - t.rb_begin) * apply_rows;
+    for (int c = 0; c < W; ++c) {
+      double v = 0.0;
+      if (c < w)
+        for (long long rr = r0; rr < std::min(r0 + apply_rows, nrows_other); ++rr) {
+          const long long row = t.k + (rr < t.s ? rr : rr + w);
+          v = std::fmax(v, std::fabs(sym_at(F, f.ld, row, base + c)));
+        }
+      cmax[b * W + c] = v;
+    }
+  }
+}
+
 void twin_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, double* lt,
-                        double* sbuf, WindowResult* res, DenseParams prm) {
-  for (int b = 0; b < ntasks; ++b) factor_window_block(tasks[b], fronts, fbuf, lt, sbuf, res[b], prm);
+                        double* sbuf, WindowResult* res, const double* cmax, DenseParams prm) {
+  for (int b = 0; b < ntasks; ++b) factor_window_block(tasks[b], fronts, fbuf, lt, sbuf, res[b], cmax, prm);
 }
 
 void twin_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,

@@ -34,8 +34,10 @@ void twin_assemble_a(const FrontDesc* fronts, int nfronts, double* fbuf, const l
                      const ATarget* targets, const long long* srcs, const double* val, const double* scale);
 void twin_assemble_children(const ChildTask* tasks, int ntasks, int spread, const FrontDesc* fronts, double* fbuf,
                             int* vars, const double* prev_fronts, const double* pool, const int* cmap, const int* rows_store);
+void twin_window_colmax(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
+                        const double* fbuf, double* cmax);
 void twin_factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, double* lt,
-                        double* sbuf, WindowResult* res, DenseParams prm);
+                        double* sbuf, WindowResult* res, const double* cmax, DenseParams prm);
 void twin_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
                        const double* fbuf, double* lt, const double* sbuf, WindowResult* res, DenseParams prm);
 /// commit_prepare, commit_lines, commit_scatter and write_window_l, as launch_commit_window does.

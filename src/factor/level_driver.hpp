@@ -6,8 +6,9 @@
 // Per level, deepest first, the stages are
 //   build_fronts          FrontDesc records: sizes with the delayed columns the children pass up, offsets
 //   assemble              zero, variable lists, entries of A, children's contribution blocks (one launch per rank)
-//   dense_phase           the window loop: factor_window / apply_window / commit_window over every active front,
-//                         one copy of the accepted-pivot counts per step, host bookkeeping, queued updates
+//   dense_phase           the window loop: window_colmax / factor_window / apply_window / commit_window over
+//                         every active front, one copy of the accepted-pivot counts per step, host bookkeeping,
+//                         queued updates
 //   finish_roots          roots whose remaining candidates all failed, finished on the host with a full search
 //   contribution_updates  C -= L2 D L2^T with every pivot of each front at once
 //   copy_out              L, D and the row lists out of the fronts into the factor stores
@@ -84,7 +85,7 @@ template <class K>
 struct LevelWork {
   template <class T>
   using Buf = typename K::template Buffer<T>;
-  Buf<double> F, Fprev, Dlev, Lt, S, W, Lines;
+  Buf<double> F, Fprev, Dlev, Lt, S, W, Lines, Cmax;
   Buf<int> Vars, Scr, Q;
   Buf<WindowResult> Res;
   Buf<FrontDesc> Fronts;
@@ -460,8 +461,8 @@ class LevelDriver {
     spread_ = std::max(1, std::min(1024, static_cast<int>(static_cast<long long>(max_m) * max_m / (256 * 64))));
   }
 
-  /// One window step over the active fronts (wins_): factor_window, apply_window, commit_window, and the copy of
-  /// the accepted-pivot counts to the host (the only wait of the step).
+  /// One window step over the active fronts (wins_): window_colmax, factor_window, apply_window, commit_window, and
+  /// the copy of the accepted-pivot counts to the host (the only wait of the step).
   void window_step(long long lt_size, long long scr_size, long long s_size, long long row_blocks, long long line_size) {
     const int nt = static_cast<int>(wins_.size());
     w_.Win.upload(wins_.data(), wins_.size(), k_.main);
@@ -473,7 +474,12 @@ class LevelDriver {
     w_.Q.reserve_discard(2 * static_cast<size_t>(nt));
     const bool detail_times = in_.print_level >= 2;
     if (detail_times) ev_w0_.record(k_.main);
-    k_.factor_window(w_.Win.get(), nt, w_.Fronts.get(), w_.F.get(), w_.Lt.get(), w_.S.get(), w_.Res.get(), in_.prm);
+    if (!in_.prm.posdef) {  // the windows' column maxima outside the window, for the pivot tests
+      w_.Cmax.reserve_discard(static_cast<size_t>(row_blocks) * max_window + 1);
+      k_.window_colmax(w_.Win.get(), nt, row_blocks, w_.Fronts.get(), w_.F.get(), w_.Cmax.get());
+    }
+    k_.factor_window(w_.Win.get(), nt, w_.Fronts.get(), w_.F.get(), w_.Lt.get(), w_.S.get(), w_.Res.get(),
+                     w_.Cmax.get(), in_.prm);
     if (detail_times) ev_w1_.record(k_.main);
     k_.apply_window(w_.Win.get(), nt, row_blocks, w_.Fronts.get(), w_.F.get(), w_.Lt.get(), w_.S.get(), w_.Res.get(),
                     in_.prm);

@@ -134,9 +134,13 @@ struct ReferenceLevelKernels {
                          const int* rows_store) {
     twin_assemble_children(tasks, ntasks, spread, fronts, fbuf, vars, prev_fronts, pool, cmap, rows_store);
   }
+  void window_colmax(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
+                     const double* fbuf, double* cmax) {
+    twin_window_colmax(tasks, ntasks, nblocks, fronts, fbuf, cmax);
+  }
   void factor_window(const WindowTask* tasks, int ntasks, const FrontDesc* fronts, double* fbuf, double* lt,
-                     double* sbuf, WindowResult* res, DenseParams prm) {
-    twin_factor_window(tasks, ntasks, fronts, fbuf, lt, sbuf, res, prm);
+                     double* sbuf, WindowResult* res, const double* cmax, DenseParams prm) {
+    twin_factor_window(tasks, ntasks, fronts, fbuf, lt, sbuf, res, cmax, prm);
   }
   void apply_window(const WindowTask* tasks, int ntasks, long long nblocks, const FrontDesc* fronts,
                     const double* fbuf, double* lt, const double* sbuf, WindowResult* res, DenseParams prm) {
