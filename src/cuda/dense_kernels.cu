@@ -242,26 +242,17 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
           break;
         }
         const int i = __ffsll(static_cast<long long>(avail)) - 1;  // the leftmost candidate
-        // column i up to date in the lane's rows; the largest |entry| over the unprocessed rows r != i (NaN
-        // never wins) and its row, the smallest on ties
+        // column i up to date in the lane's rows
         double ci[2] = {0.0, 0.0};
         bool row_ok[2];
-        double best = -1.0;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int r = lane + 32 * h;
           row_ok[h] = r < w && ((unproc >> r) & 1);
-          if (row_ok[h]) {
-            ci[h] = current(h, i);
-            if (r != i) best = fmax(best, fabs(ci[h]));
-          }
+          if (row_ok[h]) ci[h] = current(h, i);
         }
-        for (int o = 16; o > 0; o >>= 1) best = fmax(best, __shfl_xor_sync(0xffffffffu, best, o));
-        const unsigned at_lo = __ballot_sync(0xffffffffu, row_ok[0] && lane != i && fabs(ci[0]) == best);
-        const unsigned at_hi = __ballot_sync(0xffffffffu, row_ok[1] && lane + 32 != i && fabs(ci[1]) == best);
-        const int bj = at_lo ? __ffs(at_lo) - 1 : at_hi ? 32 + __ffs(at_hi) - 1 : -1;
         const double aii = __shfl_sync(0xffffffffu, i < 32 ? ci[0] : ci[1], i & 31);
-        int kind = -1;
+        int kind = -1, bj = -1;
         double cb[2] = {0.0, 0.0};
         double aji = 0.0, ajj = 0.0;
         if (prm.posdef) {  // Cholesky order, no pivoting: a pivot that is not positive is an error
@@ -275,32 +266,56 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
           }
           kind = 1;
         } else {
-          const double gi = fmax(best, off[i]);
-          if (!(fmax(fabs(aii), gi) >= prm.small)) {
-            kind = 0;  // zero pivot (also catches NaN); confirmed on the other rows by apply_window
-          } else if (one_by_one_ok(aii, gi, prm.u, prm.small)) {
-            kind = 1;
-          } else if (bj >= 0) {
-            // 2x2 with bj: column bj up to date; each column's largest entry over the rows other than i and bj
-            double gi2 = 0.0, gj2 = 0.0;
+          // the zero and 1x1 tests on gi = max(largest |entry| of the other rows, off[i]) (NaN entries ignored),
+          // decided entry by entry with votes: gi >= small iff an entry is; |aii| >= u gi iff no entry x fails
+          // u |x| <= |aii| (u >= 0: the rounded products keep the order; 0 * inf fails, as u gi does)
+          const double a = fabs(aii);
+          bool big = false, over = false;
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const int r = lane + 32 * h;
-              if (row_ok[h]) {
-                cb[h] = current(h, bj);
-                if (r != i && r != bj) {
-                  gi2 = fmax(gi2, fabs(ci[h]));
-                  gj2 = fmax(gj2, fabs(cb[h]));
+          for (int h = 0; h < 2; ++h)
+            if (row_ok[h] && lane + 32 * h != i) {
+              big = big || fabs(ci[h]) >= prm.small;
+              over = over || (!(prm.u * fabs(ci[h]) <= a) && !isnan(ci[h]));
+            }
+          big = __any_sync(0xffffffffu, big) || off[i] >= prm.small || a >= prm.small;
+          over = __any_sync(0xffffffffu, over);
+          if (!big) {
+            kind = 0;  // zero pivot (also catches NaN); confirmed on the other rows by apply_window
+          } else if (!over && a > prm.small && a >= prm.u * off[i]) {
+            kind = 1;  // one_by_one_ok(aii, gi, u, small)
+          } else {
+            // the largest |entry| over the unprocessed rows r != i and its row (smallest on ties; NaN never
+            // wins), held by every lane
+            double best = -1.0;
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+              if (row_ok[h] && lane + 32 * h != i) best = fmax(best, fabs(ci[h]));
+            for (int o = 16; o > 0; o >>= 1) best = fmax(best, __shfl_xor_sync(0xffffffffu, best, o));
+            const unsigned at_lo = __ballot_sync(0xffffffffu, row_ok[0] && lane != i && fabs(ci[0]) == best);
+            const unsigned at_hi = __ballot_sync(0xffffffffu, row_ok[1] && lane + 32 != i && fabs(ci[1]) == best);
+            bj = at_lo ? __ffs(at_lo) - 1 : at_hi ? 32 + __ffs(at_hi) - 1 : -1;
+            if (bj >= 0) {
+              // 2x2 with bj: column bj up to date; each column's largest entry over the rows other than i and bj
+              double gi2 = 0.0, gj2 = 0.0;
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const int r = lane + 32 * h;
+                if (row_ok[h]) {
+                  cb[h] = current(h, bj);
+                  if (r != i && r != bj) {
+                    gi2 = fmax(gi2, fabs(ci[h]));
+                    gj2 = fmax(gj2, fabs(cb[h]));
+                  }
                 }
               }
+              for (int o = 16; o > 0; o >>= 1) {
+                gi2 = fmax(gi2, __shfl_xor_sync(0xffffffffu, gi2, o));
+                gj2 = fmax(gj2, __shfl_xor_sync(0xffffffffu, gj2, o));
+              }
+              aji = __shfl_sync(0xffffffffu, bj < 32 ? ci[0] : ci[1], bj & 31);
+              ajj = __shfl_sync(0xffffffffu, bj < 32 ? cb[0] : cb[1], bj & 31);
+              if (two_by_two_ok(aii, aji, ajj, fmax(gi2, off[i]), fmax(gj2, off[bj]), prm.u)) kind = 2;
             }
-            for (int o = 16; o > 0; o >>= 1) {
-              gi2 = fmax(gi2, __shfl_xor_sync(0xffffffffu, gi2, o));
-              gj2 = fmax(gj2, __shfl_xor_sync(0xffffffffu, gj2, o));
-            }
-            aji = __shfl_sync(0xffffffffu, bj < 32 ? ci[0] : ci[1], bj & 31);
-            ajj = __shfl_sync(0xffffffffu, bj < 32 ? cb[0] : cb[1], bj & 31);
-            if (two_by_two_ok(aii, aji, ajj, fmax(gi2, off[i]), fmax(gj2, off[bj]), prm.u)) kind = 2;
           }
         }
         if (kind < 0) {  // skipped for this window
