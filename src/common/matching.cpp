@@ -37,48 +37,43 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/// What a Dijkstra search keeps per row, in one record (a relaxation reads and writes them together).
-struct RowState {
-  double dist = kInf;  ///< length of the shortest alternating path found so far (kInf: not reached)
-  double u = 0.0;      ///< the row's dual variable
-  index_t col = -1;    ///< the column matched to the row, or -1
-  index_t pred = -1;   ///< the column from which the row was reached
-  index_t pos = -1;    ///< position in the heap; -1 when not in it, kSettled once settled
-};
-constexpr index_t kSettled = -2;
+/// Asks for the cache line holding p (a hint only; p need not be dereferenceable).
+inline void prefetch(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
 
-/// Binary min-heap of rows keyed by their dist, the keys kept in the heap beside the rows.
+/// Binary min-heap of rows keyed by their distance; the keys are kept in the heap beside the rows, the heap
+/// position of each row in `pos` (-1: not in the heap). The storage only grows (by doubling).
 class RowHeap {
  public:
-  explicit RowHeap(Vector<RowState>& rows) : rows_(rows) { heap_.reserve(64); }
-  bool empty() const { return heap_.empty(); }
-  double top_key() const { return heap_.front().key; }
-  /// Row i (not settled) gets key rows[i].dist: inserted, or moved up after its dist decreased.
-  void push_or_decrease(index_t i) {
-    RowState& r = rows_[i];
-    if (r.pos == -1) {
-      r.pos = static_cast<index_t>(heap_.size());
-      heap_.push_back(Entry{r.dist, i});
-    }
-    heap_[r.pos].key = r.dist;
-    sift_up(r.pos);
+  explicit RowHeap(index_t n) : pos_(static_cast<size_t>(n), -1), heap_(64) {}
+  bool empty() const { return size_ == 0; }
+  double top_key() const { return heap_[0].key; }
+  index_t top_row() const { return heap_[0].row; }
+  /// Makes room for m more rows.
+  void make_room(size_t m) {
+    if (static_cast<size_t>(size_) + m > heap_.size()) heap_.resize(std::max(2 * heap_.size(), size_ + m));
   }
-  /// Removes the row of smallest key and marks it settled.
+  /// Row i gets key d: inserted, or moved up after its key decreased.
+  void push_or_decrease(index_t i, double d) {
+    index_t k = pos_[i];
+    if (k == -1) k = size_++;
+    sift_up(k, Entry{d, i});
+  }
+  /// Removes the row of smallest key.
   index_t pop() {
-    const index_t i = heap_.front().row;
-    rows_[i].pos = kSettled;
-    const Entry last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) {
-      heap_[0] = last;
-      rows_[last.row].pos = 0;
-      sift_down(0);
-    }
+    const index_t i = heap_[0].row;
+    pos_[i] = -1;
+    if (--size_ > 0) sift_down(heap_[size_]);
     return i;
   }
   void clear() {
-    for (const Entry& e : heap_) rows_[e.row].pos = -1;
-    heap_.clear();
+    for (index_t k = 0; k < size_; ++k) pos_[heap_[k].row] = -1;
+    size_ = 0;
   }
 
  private:
@@ -88,10 +83,9 @@ class RowHeap {
   };
   void place(index_t k, const Entry& e) {
     heap_[k] = e;
-    rows_[e.row].pos = k;
+    pos_[e.row] = k;
   }
-  void sift_up(index_t k) {
-    const Entry e = heap_[k];
+  void sift_up(index_t k, const Entry& e) {
     while (k > 0) {
       const index_t parent = (k - 1) / 2;
       if (heap_[parent].key <= e.key) break;
@@ -100,21 +94,22 @@ class RowHeap {
     }
     place(k, e);
   }
-  void sift_down(index_t k) {
-    const Entry e = heap_[k];
-    const index_t m = static_cast<index_t>(heap_.size());
+  /// Places e, the former last entry, at the root and moves it down.
+  void sift_down(const Entry e) {
+    index_t k = 0;
     for (;;) {
       index_t c = 2 * k + 1;
-      if (c >= m) break;
-      if (c + 1 < m && heap_[c + 1].key < heap_[c].key) ++c;
+      if (c >= size_) break;
+      if (c + 1 < size_ && heap_[c + 1].key < heap_[c].key) ++c;
       if (heap_[c].key >= e.key) break;
       place(k, heap_[c]);
       k = c;
     }
     place(k, e);
   }
-  Vector<RowState>& rows_;
+  Vector<index_t> pos_;
   Vector<Entry> heap_;
+  index_t size_ = 0;
 };
 
 /// One Dijkstra search per free active column (see the file comment), on the duals u, v and the matching of
@@ -126,13 +121,28 @@ bool augment_free_columns(index_t n, const offset_t* colptr, const index_t* rowi
                           Vector<double>& v, Vector<index_t>& row_of_col, Vector<index_t>& col_of_row,
                           index_t& matched) {
   const size_t un = static_cast<size_t>(n);
-  Vector<RowState> rows(un);
-  for (index_t i = 0; i < n; ++i) {
-    rows[i].u = u[i];
-    rows[i].col = col_of_row[i];
-  }
-  Vector<index_t> touched, done;  // rows whose dist was set; rows settled (popped)
-  RowHeap heap(rows);
+  // What every relaxation reads, 16 bytes a row: the length of the shortest alternating path found so far
+  // (kInf: not reached) and the row's dual. A row that may not be reached, settled in this search or
+  // inactive, has dist = -kInf, so that one comparison, nd >= min(dist, best), rejects it, an entry of cost
+  // kInf (nd = kInf) and every relaxation that improves nothing.
+  struct RowHot {
+    double dist;
+    double u;
+  };
+  Vector<RowHot> rows(un);
+  for (index_t i = 0; i < n; ++i) rows[i] = RowHot{(all || row_active[i]) ? kInf : -kInf, u[i]};
+  Vector<index_t>& col = col_of_row;  // the column matched to each row, or -1
+  Vector<index_t> pred(un, -1);       // the column from which each reached row was reached
+  struct Settled {
+    index_t row;
+    double dist;
+  };
+  // rows whose dist was set, and rows settled (popped) with their distance, in this search: the first
+  // ntouched and ndone entries (the storage only grows, by doubling)
+  Vector<index_t> touched(64);
+  Vector<Settled> done(64);
+  size_t ntouched = 0, ndone = 0;
+  RowHeap heap(n);
   bool ok = true;
   for (index_t j0 = 0; j0 < n; ++j0) {
     if (row_of_col[j0] != -1 || !(all || col_active[j0])) continue;
@@ -140,67 +150,75 @@ bool augment_free_columns(index_t n, const offset_t* colptr, const index_t* rowi
     index_t sink = -1;
     auto relax = [&](index_t j, double dj) {
       const double vj = v[j];
-      for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) {
-        const double c = cost[k];
-        if (c == kInf) continue;
+      const offset_t begin = colptr[j], end = colptr[j + 1];
+      const size_t deg = static_cast<size_t>(end - begin);
+      if (ntouched + deg > touched.size()) touched.resize(std::max(2 * touched.size(), ntouched + deg));
+      heap.make_room(deg);
+      for (offset_t k = begin; k < end; ++k) prefetch(rows.data() + rowind[k]);
+      for (offset_t k = begin; k < end; ++k) {
         const index_t i = rowind[k];
-        RowState& r = rows[i];
-        if (r.pos == kSettled || !(all || row_active[i])) continue;
-        const double nd = dj + std::max(0.0, c - r.u - vj);  // clamp rounding below zero
-        if (nd >= r.dist || nd >= best) continue;
-        if (r.dist == kInf) touched.push_back(i);
+        RowHot& r = rows[i];
+        const double nd = dj + std::max(0.0, cost[k] - r.u - vj);  // clamp rounding below zero
+        if (nd >= std::min(r.dist, best)) continue;
+        if (r.dist == kInf) touched[ntouched++] = i;
         r.dist = nd;
-        r.pred = j;
-        if (r.col == -1) {
+        pred[i] = j;
+        if (col[i] == -1) {
           best = nd;
           sink = i;
         } else {
-          heap.push_or_decrease(i);
+          heap.push_or_decrease(i, nd);
         }
       }
     };
     relax(j0, 0.0);
     while (!heap.empty() && heap.top_key() < best) {
       const index_t i = heap.pop();
-      done.push_back(i);
-      relax(rows[i].col, rows[i].dist);  // the matched entry has zero reduced cost
+      const double di = rows[i].dist;
+      if (ndone == done.size()) done.resize(2 * ndone);
+      done[ndone++] = Settled{i, di};
+      rows[i].dist = -kInf;
+      if (!heap.empty()) {
+        // the next row to settle is known: start loading its column while this one is relaxed
+        const index_t jn = col[heap.top_row()];
+        prefetch(v.data() + jn);
+        prefetch(cost.data() + colptr[jn]);
+        prefetch(rowind + colptr[jn]);
+      }
+      relax(col[i], di);  // the matched entry has zero reduced cost
     }
     heap.clear();
     if (sink != -1) {
       // duals: settled rows and their columns (and j0) move by best - dist, keeping rc >= 0 everywhere
       // and making every entry of the path tight
       v[j0] += best;
-      for (index_t i : done) {
-        const double delta = best - rows[i].dist;
-        rows[i].u -= delta;
-        v[rows[i].col] += delta;
+      for (size_t q = 0; q < ndone; ++q) {
+        const Settled& d = done[q];
+        const double delta = best - d.dist;
+        rows[d.row].u -= delta;
+        v[col[d.row]] += delta;
       }
       for (index_t i = sink;;) {  // augment along pred
-        const index_t j = rows[i].pred;
+        const index_t j = pred[i];
         const index_t next = row_of_col[j];
         row_of_col[j] = i;
-        rows[i].col = j;
+        col[i] = j;
         if (j == j0) break;
         i = next;
       }
       ++matched;
     }
-    for (index_t i : touched) {
-      rows[i].dist = kInf;
-      rows[i].pred = -1;
-      rows[i].pos = -1;
+    for (size_t q = 0; q < ntouched; ++q) {
+      rows[touched[q]].dist = kInf;
+      pred[touched[q]] = -1;
     }
-    touched.clear();
-    done.clear();
+    ntouched = ndone = 0;
     if (sink == -1) {
       ok = false;
       break;
     }
   }
-  for (index_t i = 0; i < n; ++i) {
-    u[i] = rows[i].u;
-    col_of_row[i] = rows[i].col;
-  }
+  for (index_t i = 0; i < n; ++i) u[i] = rows[i].u;
   return ok;
 }
 
