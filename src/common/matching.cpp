@@ -154,7 +154,6 @@ bool augment_free_columns(index_t n, const offset_t* colptr, const index_t* rowi
       const size_t deg = static_cast<size_t>(end - begin);
       if (ntouched + deg > touched.size()) touched.resize(std::max(2 * touched.size(), ntouched + deg));
       heap.make_room(deg);
-      for (offset_t k = begin; k < end; ++k) prefetch(rows.data() + rowind[k]);
       for (offset_t k = begin; k < end; ++k) {
         const index_t i = rowind[k];
         RowHot& r = rows[i];
