@@ -314,17 +314,21 @@ bool weighted_assign(index_t n, const offset_t* colptr, const index_t* rowind, c
   const bool all = row_active.empty();
   auto active_row = [&](index_t i) { return all || row_active[i]; };
   auto active_col = [&](index_t j) { return all || col_active[j]; };
-  // u_i = min_j (c_ij - shift_j) over the active entries (shift nullptr: 0; u_i = 0 for a row without any)
+  // u_i = min_j (c_ij - shift_j) over the active entries (shift nullptr: 0; u_i = 0 for a row without any;
+  // entries of cost kInf do not lower the minimum)
   auto row_minima = [&](const double* shift) {
     u.assign(un, kInf);
+    double* uu = u.data();
     for (index_t j = 0; j < n; ++j) {
       if (!active_col(j)) continue;
       const double sj = shift ? shift[j] : 0.0;
-      for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k)
-        if (cost[k] != kInf && active_row(rowind[k])) u[rowind[k]] = std::min(u[rowind[k]], cost[k] - sj);
+      for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) {
+        const index_t i = rowind[k];
+        if (active_row(i)) uu[i] = std::min(uu[i], cost[k] - sj);
+      }
     }
     for (index_t i = 0; i < n; ++i)
-      if (u[i] == kInf) u[i] = 0.0;
+      if (uu[i] == kInf) uu[i] = 0.0;
   };
   // From the row duals u: v_j = min_i (c_ij - u_i), then the greedy matching on zero reduced costs and
   // MC64's length-two augmentations.
