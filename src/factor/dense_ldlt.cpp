@@ -30,6 +30,7 @@
 #include <cstddef>
 
 #include "common/blas.hpp"
+#include "common/cpu_clones.hpp"
 #include "factor/dense_internal.hpp"
 #include "factor/dense_ldlt.hpp"
 #include "factor/pivot_tests.hpp"
@@ -63,7 +64,7 @@ double absmax(const double* x, int n, std::size_t stride) {
 
 /// Largest |F(i, j)| over rows i in [k, m) with i != j and i != ex (ex < 0: no second exclusion).
 /// Rows above j are read along row j of columns k..j-1 (stride lda), rows below down column j.
-double column_absmax(const FrontView& f, int k, int j, int ex) {
+SSIDS_CPU_CLONES double column_absmax(const FrontView& f, int k, int j, int ex) noexcept {
   double r = 0.0;
   const std::size_t ld = static_cast<std::size_t>(f.lda);
   if (ex >= k && ex < j) {
@@ -133,7 +134,7 @@ struct LdltFactor {
 
   /// Accept the 1x1 pivot at position j (moved to k): L column = column / D, rank-1 update of the
   /// window columns (k, e) over their rows down to m-1. Returns k + 1.
-  int pivot_1x1(int k, int j, int e) {
+  SSIDS_CPU_CLONES int pivot_1x1(int k, int j, int e) noexcept {
     symmetric_swap(f, k, j, perm);
     const double dkk = f(k, k);
     const int m = f.m;
@@ -156,7 +157,7 @@ struct LdltFactor {
   /// Accept the 2x2 pivot on positions j and r (moved to k and k+1, keeping their order):
   /// [L_k L_k+1] = [col_k col_k+1] D^{-1} with the shared two_by_two_inverse, rank-2 update of the
   /// window columns [k+2, e). Returns k + 2.
-  int pivot_2x2(int k, int j, int r, int e) {
+  SSIDS_CPU_CLONES int pivot_2x2(int k, int j, int r, int e) noexcept {
     const int first = std::min(j, r), second = std::max(j, r);
     symmetric_swap(f, k, first, perm);
     symmetric_swap(f, k + 1, second, perm);

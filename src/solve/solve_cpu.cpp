@@ -2,9 +2,35 @@
 // Nodes are visited in postorder for the forward sweep and in reverse postorder for the backward sweep;
 // within a node the right-hand side entries of the node's rows are gathered into a small dense buffer.
 #include "solve/solve_cpu.hpp"
+#include "common/cpu_clones.hpp"
 
 namespace ssids {
 namespace detail {
+
+namespace {
+
+/// The forward elimination with one node's L (m rows, ne pivots, leading dimension m) on buf, the entries of its
+/// rows.
+SSIDS_CPU_CLONES void forward_node(const double* l, index_t m, index_t ne, bool unit, double* buf) noexcept {
+  for (index_t j = 0; j < ne; ++j) {
+    const double* lj = l + static_cast<size_t>(j) * m;
+    if (!unit) buf[j] /= lj[j];
+    const double xj = buf[j];
+    for (index_t i = j + 1; i < m; ++i) buf[i] -= lj[i] * xj;
+  }
+}
+
+/// The backward substitution with one node's L on buf (its pivots' entries are updated).
+SSIDS_CPU_CLONES void backward_node(const double* l, index_t m, index_t ne, bool unit, double* buf) noexcept {
+  for (index_t j = ne - 1; j >= 0; --j) {
+    const double* lj = l + static_cast<size_t>(j) * m;
+    double s = buf[j];
+    for (index_t i = j + 1; i < m; ++i) s -= lj[i] * buf[i];
+    buf[j] = unit ? s : s / lj[j];
+  }
+}
+
+}  // namespace
 
 void solve_forward_cpu(const NumericFactors& f, int nrhs, double* x, offset_t ldx) {
   const bool unit = f.mode == Mode::indefinite;
@@ -18,12 +44,7 @@ void solve_forward_cpu(const NumericFactors& f, int nrhs, double* x, offset_t ld
     for (int r = 0; r < nrhs; ++r) {
       double* xr = x + r * ldx;
       for (index_t i = 0; i < m; ++i) buf[i] = xr[rows[i]];
-      for (index_t j = 0; j < ne; ++j) {
-        const double* lj = l + static_cast<size_t>(j) * m;
-        if (!unit) buf[j] /= lj[j];
-        const double xj = buf[j];
-        for (index_t i = j + 1; i < m; ++i) buf[i] -= lj[i] * xj;
-      }
+      forward_node(l, m, ne, unit, buf.data());
       for (index_t i = 0; i < m; ++i) xr[rows[i]] = buf[i];
     }
   }
@@ -63,12 +84,7 @@ void solve_backward_cpu(const NumericFactors& f, int nrhs, double* x, offset_t l
     for (int r = 0; r < nrhs; ++r) {
       double* xr = x + r * ldx;
       for (index_t i = 0; i < m; ++i) buf[i] = xr[rows[i]];
-      for (index_t j = ne - 1; j >= 0; --j) {
-        const double* lj = l + static_cast<size_t>(j) * m;
-        double s = buf[j];
-        for (index_t i = j + 1; i < m; ++i) s -= lj[i] * buf[i];
-        buf[j] = unit ? s : s / lj[j];
-      }
+      backward_node(l, m, ne, unit, buf.data());
       for (index_t i = 0; i < ne; ++i) xr[rows[i]] = buf[i];
     }
   }
