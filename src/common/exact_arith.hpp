@@ -1,6 +1,7 @@
 // exact_arith.hpp — double arithmetic that gives the same bits on the host and on CUDA devices: __dmul_rn etc. on
 // the device (never contracted into a fused multiply-add) and plain IEEE operations on the host (the library is
-// compiled in ISO C++ mode, where GCC does not contract them either). Code shared by a kernel and its CPU twin
+// built for the baseline x86-64, which has no fused multiply-add; GCC does contract in C++17 mode when the target
+// has one, e.g. -march=x86-64-v3, unless -ffp-contract=off). Code shared by a kernel and its CPU twin
 // (tridiag/pcr_core.hpp, factor/small_front_core.hpp) does its arithmetic through these.
 #pragma once
 #include "common/host_device.hpp"
