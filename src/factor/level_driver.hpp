@@ -75,7 +75,8 @@ struct LevelInputs {
 /// Device (or reference) time of the stages, summed over the levels, in seconds.
 struct LevelTimes {
   double assembly = 0, dense = 0, update = 0, other = 0;  ///< always measured
-  double window = 0, apply = 0, commit = 0;               ///< print_level >= 2
+  double window = 0, apply = 0, commit = 0;               ///< print_level >= 2 (window: window_colmax and
+                                                          ///< factor_window, reported as factor_window)
   long long steps = 0;                                    ///< window steps
 };
 
