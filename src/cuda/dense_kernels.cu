@@ -513,6 +513,7 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
   __shared__ double Lp[W][W + 1];  // Lp[j][pc]: multiplier of the j-th pivot's column in the pc-th pivot's column
   __shared__ int order[W];
   __shared__ double D[2 * W + 2];
+  __shared__ double Dr[W], Inv[W][3];  // by pivot position: 1 / d of a 1x1; D^{-1} of a 2x2 starting there
   __shared__ int np_s;
   const double* sg = sbuf + t.s_off;
   for (int c = threadIdx.x; c < W; c += blockDim.x) order[c] = r.order[c];
@@ -520,6 +521,11 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
   if (threadIdx.x == 0) np_s = r.np;
   __syncthreads();
   const int np = np_s;
+  for (int pc = threadIdx.x; pc < np; pc += blockDim.x) {  // (also for the second column of a 2x2: unused)
+    const double d11 = D[2 * pc], d21 = D[2 * pc + 1];
+    Dr[pc] = d11 != 0.0 ? 1.0 / d11 : 0.0;
+    if (d21 != 0.0) two_by_two_inverse(d11, d21, D[2 * pc + 2], Inv[pc][0], Inv[pc][1], Inv[pc][2]);
+  }
   for (int e = threadIdx.x; e < np * np; e += blockDim.x) {
     const int j = e % np, pc = e / np;
     Lp[j][pc] = sg[order[j] + order[pc] * w];
@@ -543,8 +549,7 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
       continue;
     }
     if (D[2 * pc + 1] != 0.0) {
-      double i11, i21, i22;
-      two_by_two_inverse(D[2 * pc], D[2 * pc + 1], D[2 * pc + 2], i11, i21, i22);
+      const double i11 = Inv[pc][0], i21 = Inv[pc][1], i22 = Inv[pc][2];
       const double x1 = xp[pc], x2 = pc + 1 < W ? xp[pc + 1] : 0.0;
 #pragma unroll
       for (int j = pc + 2; j < W; ++j)
@@ -559,8 +564,14 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
 #pragma unroll
       for (int j = pc + 1; j < W; ++j)
         if (j < np) xp[j] -= x1 * Lp[j][pc];
+      // x1 / d from the pivot's reciprocal r: q = x1 r, corrected once by the residual x1 - q d (within one
+      // rounding of the quotient; one division per pivot instead of one per row and pivot)
       const double d = D[2 * pc];
-      const double l = d != 0.0 ? x1 / d : 0.0;
+      double l = 0.0;
+      if (d != 0.0) {
+        const double rd = Dr[pc], q = x1 * rd;
+        l = fma(fma(-q, d, x1), rd, q);
+      }
       lt[rel + pc * ldt] = l;
       // a zero pivot is only a zero pivot if the whole remaining column is below `small`, not just the
       // window's part of it (a zero diagonal block of a KKT matrix is not a zero column)

@@ -453,7 +453,11 @@ void twin_apply_window(const WindowTask* tasks, int ntasks, long long nblocks, c
           for (int c = 0; c < w; ++c)
             if (pos_of[c] > pc) x[c] = sub_mul(x[c], x1, S(c, c1));
           const double d = D[2 * pc];
-          const double l = d != 0.0 ? x1 / d : 0.0;
+          double l = 0.0;
+          if (d != 0.0) {  // the kernel's quotient: reciprocal, then one correction by the residual
+            const double rd = 1.0 / d, q = x1 * rd;
+            l = std::fma(std::fma(-q, d, x1), rd, q);
+          }
           lt[rel + pc * ldt] = l;
           const bool ok = d != 0.0 ? multiplier_ok(l, prm.u) : !(std::fabs(x1) >= prm.small);
           if (first_bad == W && !ok) first_bad = pc;
