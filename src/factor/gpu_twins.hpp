@@ -7,8 +7,8 @@
 // places were read off the sm_90 SASS of dense_kernels.cu and assemble_kernels.cu (nvcc 13.0, -O3):
 //   x - a*b        -> fma(-a, b, x)          (factor_window kind-1 update, apply_window 1x1 update)
 //   a*b + c*d      -> fma(a, b, c*d)          (2x2 multipliers, 2x2 updates, form_w of a 2x2 pivot)
-//   a*b - c*d      -> fma(a, b, -(c*d))       (det of two_by_two_inverse; not in two_by_two_determinant_ok,
-//                                              whose products are reused and so are not contracted)
+//   a*b - c*d      -> fma(a, b, -(c*d))       (det of two_by_two_inverse; the pivot tests of pivot_tests.hpp
+//                                              use exact:: operations, never contracted)
 //   acc += v * (sr*sc)  -> fma(v, sr*sc, acc)  (assemble_a with a scaling)
 //   acc += l * w   -> fma(l, w, acc)          (update_kernel, explicit fma; the padded part of the last
 //                                              16-wide chunk adds fma(0, 0, acc) like the kernel does)

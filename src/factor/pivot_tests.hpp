@@ -19,15 +19,17 @@ namespace detail {
 /// so that a determinant that has cancelled is never used.
 constexpr double two_by_two_theta = 100.0;
 
+/// The arithmetic is exact:: (no fused multiply-add on a device), so a kernel and its CPU twin decide alike.
 SSIDS_HOST_DEVICE bool two_by_two_determinant_ok(double a11, double a21, double a22) {
-  double det = a11 * a22 - a21 * a21;
+  const double p11 = exact::mul(a11, a22), p21 = exact::mul(a21, a21);
+  double det = exact::sub(p11, p21);
   double adet = std::fabs(det);
-  double s = std::fabs(a11) + std::fabs(a22) + std::fabs(a21);
+  double s = exact::add(exact::add(std::fabs(a11), std::fabs(a22)), std::fabs(a21));
   if (!(s > 0.0)) return false;
   double big = std::fmax(std::fabs(a11), std::fabs(a22));
-  if (two_by_two_theta * adet < big * s) return false;
+  if (exact::mul(two_by_two_theta, adet) < exact::mul(big, s)) return false;
   // relative cancellation guard: det must not be rounding noise of its two products
-  return adet > 1e-13 * (std::fabs(a11 * a22) + a21 * a21);
+  return adet > exact::mul(1e-13, exact::add(std::fabs(p11), p21));
 }
 
 /// 1x1 pivot test: |a_jj| >= u * gamma_j and the pivot is not negligible.
@@ -41,10 +43,12 @@ SSIDS_HOST_DEVICE bool one_by_one_ok(double ajj, double gamma_j, double u, doubl
 /// gj, gr: largest |entry| in columns j and r over every remaining row other than j and r.
 SSIDS_HOST_DEVICE bool two_by_two_ok(double a11, double a21, double a22, double gj, double gr, double u) {
   if (!two_by_two_determinant_ok(a11, a21, a22)) return false;
-  double adet = std::fabs(a11 * a22 - a21 * a21);
+  double adet = std::fabs(exact::sub(exact::mul(a11, a22), exact::mul(a21, a21)));
   double lim = adet;  // compare u*(...) <= |det| to avoid dividing by u == 0
-  return u * (std::fabs(a22) * gj + std::fabs(a21) * gr) <= lim &&
-         u * (std::fabs(a21) * gj + std::fabs(a11) * gr) <= lim;
+  using exact::add;
+  using exact::mul;
+  return mul(u, add(mul(std::fabs(a22), gj), mul(std::fabs(a21), gr))) <= lim &&
+         mul(u, add(mul(std::fabs(a21), gj), mul(std::fabs(a11), gr))) <= lim;
 }
 
 /// Inverse of the 2x2 pivot [a11 a21; a21 a22] (assumed to pass two_by_two_determinant_ok):
