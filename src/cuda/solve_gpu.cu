@@ -41,7 +41,9 @@ std::pair<int, int> solve_task_counts(const NumericFactors& f) {
 
 namespace {
 
-/// Whether plan was built for this structure and these settings.
+/// Whether plan was built for this structure and these settings. Only each node's own rows are compared
+/// ([rows_off, rows_off + m), all the plan reads): the rows store also has the unused tails of slots sized for
+/// delays, whose contents are whatever the memory held before.
 bool same_structure(const SolvePlan& plan, const Vector<DeviceNodeInfo>& info, const int* host_rows,
                     std::size_t n_rows, bool posdef, bool presolve, int compact_limit, int row_group) {
   if (plan.posdef != posdef || plan.presolve != presolve || plan.compact_limit != compact_limit ||
@@ -52,7 +54,11 @@ bool same_structure(const SolvePlan& plan, const Vector<DeviceNodeInfo>& info, c
     if (x.m != y.m || x.ne != y.ne || x.l_off != y.l_off || x.rows_off != y.rows_off || x.d_off != y.d_off)
       return false;
   }
-  return n_rows == 0 || std::memcmp(plan.rows.data(), host_rows, n_rows * sizeof(int)) == 0;
+  for (const DeviceNodeInfo& x : info)
+    if (x.m > 0 && std::memcmp(plan.rows.data() + x.rows_off, host_rows + x.rows_off,
+                               static_cast<std::size_t>(x.m) * sizeof(int)) != 0)
+      return false;
+  return true;
 }
 
 /// Builds the solve plan of a factorization with this structure (uploaded on st, not waited for).

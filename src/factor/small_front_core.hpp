@@ -221,10 +221,19 @@ SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e,
   double g = 0.0;
   for (int c = k + 1 + t.group; c < e; c += t.ngroups) {
     const double wc = mul(f.at(c, k), rd);
-    for (int i = c + t.lane; i < f.m; i += t.nlanes) {
-      const double v = sub(f.at(i, c), mul(f.at(i, k), wc));
-      f.at(i, c) = v;
-      if (c == k + 1 && i > c) g = std::fmax(g, std::fabs(v));
+    for (int i = c + t.lane; i < f.m; i += 2 * t.nlanes) {  // two rows at a time: both loaded before the stores
+      const int i1 = i + t.nlanes;
+      const bool v1 = i1 < f.m;
+      const double x0 = f.at(i, c), l0 = f.at(i, k);
+      const double x1 = v1 ? f.at(i1, c) : 0.0, l1 = v1 ? f.at(i1, k) : 0.0;
+      const double r0 = sub(x0, mul(l0, wc));
+      f.at(i, c) = r0;
+      if (c == k + 1 && i > c) g = std::fmax(g, std::fabs(r0));
+      if (v1) {
+        const double r1 = sub(x1, mul(l1, wc));
+        f.at(i1, c) = r1;
+        if (c == k + 1) g = std::fmax(g, std::fabs(r1));
+      }
     }
   }
   if (t.group == 0) {
@@ -266,10 +275,19 @@ SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r,
   for (int c = k + 2 + t.group; c < e; c += t.ngroups) {
     const double x = f.at(c, k), y = f.at(c, k + 1);
     const double w1 = add(mul(x, i11), mul(y, i21)), w2 = add(mul(x, i21), mul(y, i22));
-    for (int i = c + t.lane; i < f.m; i += t.nlanes) {
-      const double v = sub(f.at(i, c), add(mul(f.at(i, k), w1), mul(f.at(i, k + 1), w2)));
-      f.at(i, c) = v;
-      if (c == k + 2 && i > c) g = std::fmax(g, std::fabs(v));
+    for (int i = c + t.lane; i < f.m; i += 2 * t.nlanes) {  // two rows at a time, as in pivot_1x1
+      const int i1 = i + t.nlanes;
+      const bool v1 = i1 < f.m;
+      const double x0 = f.at(i, c), p0 = f.at(i, k), q0 = f.at(i, k + 1);
+      const double x1 = v1 ? f.at(i1, c) : 0.0, p1 = v1 ? f.at(i1, k) : 0.0, q1 = v1 ? f.at(i1, k + 1) : 0.0;
+      const double r0 = sub(x0, add(mul(p0, w1), mul(q0, w2)));
+      f.at(i, c) = r0;
+      if (c == k + 2 && i > c) g = std::fmax(g, std::fabs(r0));
+      if (v1) {
+        const double r1 = sub(x1, add(mul(p1, w1), mul(q1, w2)));
+        f.at(i1, c) = r1;
+        if (c == k + 2) g = std::fmax(g, std::fabs(r1));
+      }
     }
   }
   if (t.group == 0) {
@@ -301,35 +319,51 @@ SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* 
 /// F(i, c) -= sum_q F(i, q) W(c, q) for e <= c <= i < m with W = F(c, k0:k1) D^{-1} formed in the front's unused
 /// upper triangle (W(c, q) at (q, c), q < k1 <= e <= c, where a warp reads it as a broadcast); then the pivots'
 /// columns are scaled into L (unit diagonal, 0 at (q+1, q) of a 2x2).
+/// W has one entry per (column c: groups, position q: lanes), so a thread's entries are independent; both columns
+/// of a 2x2 read the pair (F(c, q), F(c, q+1)). Each thread takes the trailing entries of its walk (its group's
+/// columns, its lane's rows) four at a time, so that four sums progress side by side; every entry's sum runs over
+/// q in order, with the same operations whatever the grouping.
 template <class Team>
 SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d, const SmallWork& ws, int k0, int k1,
                                      int e) {
   if (k1 <= k0) return;
   t.mark(8);
   const double* dinv = ws.dinv;
-  if (e < f.m) {
+  const int m = f.m;
+  if (e < m) {
     t.mark(6);
-    for (int c = e + t.tid; c < f.m; c += t.nth) {
-      for (int q = k0; q < k1;) {
-        const double x = f.at(c, q);
-        if (d[2 * q + 1] != 0.0) {  // 2x2 pivot (q, q+1)
-          const double y = f.at(c, q + 1);
-          f.at(q, c) = add(mul(x, dinv[2 * q]), mul(y, dinv[2 * q + 1]));
-          f.at(q + 1, c) = add(mul(x, dinv[2 * q + 1]), mul(y, dinv[2 * q + 2]));
-          q += 2;
+    for (int c = e + t.group; c < m; c += t.ngroups) {
+      for (int q = k0 + t.lane; q < k1; q += t.nlanes) {
+        if (d[2 * q + 1] != 0.0) {  // first column of a 2x2 pivot (q, q+1)
+          f.at(q, c) = add(mul(f.at(c, q), dinv[2 * q]), mul(f.at(c, q + 1), dinv[2 * q + 1]));
+        } else if (q > k0 && d[2 * q - 1] != 0.0) {  // second column of the 2x2 pivot (q-1, q)
+          const int p = q - 1;
+          f.at(q, c) = add(mul(f.at(c, p), dinv[2 * p + 1]), mul(f.at(c, q), dinv[2 * p + 2]));
         } else {
-          f.at(q, c) = mul(x, dinv[2 * q]);
-          q += 1;
+          f.at(q, c) = mul(f.at(c, q), dinv[2 * q]);
         }
       }
     }
     t.sync();
-    for (int c = e + t.group; c < f.m; c += t.ngroups) {
+    for (int c = e + t.group; c < m; c += t.ngroups) {
       const double* wc = &f.at(0, c);  // W(c, q) at wc[q]
-      for (int i = c + t.lane; i < f.m; i += t.nlanes) {
-        double acc = 0.0;
-        for (int q = k0; q < k1; ++q) acc = add(acc, mul(f.at(i, q), wc[q]));
-        f.at(i, c) = sub(f.at(i, c), acc);
+      for (int i = c + t.lane; i < m; i += 4 * t.nlanes) {
+        const int i1 = i + t.nlanes, i2 = i1 + t.nlanes, i3 = i2 + t.nlanes;
+        const bool v1 = i1 < m, v2 = i2 < m, v3 = i3 < m;
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+        for (int q = k0; q < k1; ++q) {
+          const double w = wc[q];
+          const double* col = &f.at(0, q);
+          a0 = add(a0, mul(col[i], w));
+          if (v1) a1 = add(a1, mul(col[i1], w));
+          if (v2) a2 = add(a2, mul(col[i2], w));
+          if (v3) a3 = add(a3, mul(col[i3], w));
+        }
+        double* out = &f.at(0, c);
+        out[i] = sub(out[i], a0);
+        if (v1) out[i1] = sub(out[i1], a1);
+        if (v2) out[i2] = sub(out[i2], a2);
+        if (v3) out[i3] = sub(out[i3], a3);
       }
     }
     t.sync();
