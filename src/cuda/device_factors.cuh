@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <memory>
 
 #include "analyse/symbolic.hpp"
@@ -107,13 +108,16 @@ struct SolvePlanTimes {
 /// factorization's D, DeviceNodeInfo::d_off). Inverts the diagonal super-blocks when presolve is set. Returns
 /// with the work on st done.
 /// blocks (may be null): the block cache the plan's arrays (and later D, upload_device_diag) are taken from.
+/// host_work (may be empty): run on the calling thread once the device work is enqueued and before it is waited
+/// for, so that host work of the caller overlaps it; if it throws, the device work is waited for first.
 std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const Vector<DeviceNodeInfo>& info,
                                                     const int* host_rows, std::size_t n_rows, DeviceBuffer<double>& l,
                                                     std::size_t l_size, DeviceBuffer<int>& rows, bool posdef,
                                                     bool presolve, const double* dev_scale, const double* dstore,
                                                     std::shared_ptr<DeviceDiag>* diag, cudaStream_t st,
                                                     SolvePlanTimes* times,
-                                                    std::shared_ptr<DeviceBlockCache> blocks = nullptr);
+                                                    std::shared_ptr<DeviceBlockCache> blocks = nullptr,
+                                                    const std::function<void()>& host_work = {});
 
 }  // namespace detail
 }  // namespace ssids

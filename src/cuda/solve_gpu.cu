@@ -230,7 +230,8 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
                                                     std::size_t l_size, DeviceBuffer<int>& rows, bool posdef,
                                                     bool presolve, const double* dev_scale, const double* dstore,
                                                     std::shared_ptr<DeviceDiag>* diag, cudaStream_t st,
-                                                    SolvePlanTimes* times, std::shared_ptr<DeviceBlockCache> blocks) {
+                                                    SolvePlanTimes* times, std::shared_ptr<DeviceBlockCache> blocks,
+                                                    const std::function<void()>& host_work) {
   using clock = std::chrono::steady_clock;
   auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   SolvePlanTimes local;
@@ -266,6 +267,21 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
   }
   df->plan = plan;
   const auto t3 = clock::now();
+  // the caller's host work, once, while the device works (if it throws, the device work is waited for first)
+  bool host_done = !host_work;
+  double host_secs = 0.0;
+  auto run_host_work = [&] {
+    if (host_done) return;
+    host_done = true;
+    const auto h = clock::now();
+    try {
+      host_work();
+    } catch (...) {
+      cudaStreamSynchronize(st);
+      throw;
+    }
+    host_secs = secs(h, clock::now());
+  };
   if (dev_scale) {
     df->scale.reserve_discard(static_cast<size_t>(sym.n));
     check_cuda(cudaMemcpyAsync(df->scale.get(), dev_scale, static_cast<size_t>(sym.n) * sizeof(double),
@@ -299,6 +315,7 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
       launch_invert_superblocks(plan->tiles.get(), plan->n_tiles, df->l.get(), plan->nodes.get(),
                                 df->inv.get(), posdef ? 1 : 0, st);
       check_cuda(cudaEventRecord(e1, st), "cudaEventRecord");
+      run_host_work();
       check_cuda(cudaStreamSynchronize(st), "presolve");
       float ms = 0.0f;
       check_cuda(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
@@ -311,8 +328,9 @@ std::shared_ptr<DeviceFactors> build_device_factors(const Symbolic& sym, const V
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
   }
+  run_host_work();
   check_cuda(cudaStreamSynchronize(st), "upload of the solve plan");
-  tm.upload += secs(t3, clock::now()) - tm.presolve;
+  tm.upload += secs(t3, clock::now()) - tm.presolve - host_secs;
   if (made) {
     std::lock_guard<std::mutex> lock(sym.gpu_cache->mutex);
     sym.gpu_cache->solve_plan = made;
