@@ -54,7 +54,8 @@ SmallPhase run_small_phase_twin(const Symbolic& sym, const double* val, const do
     a.posdef = posdef ? 1 : 0;
     for (int L = 0; L < ph.plan.launches(); ++L) {
       a.nodes = ph.plan.nodes.data() + ph.plan.launch_ptr[L];
-      gpu::twin_small_fronts(a, ph.plan.launch_ptr[L + 1] - ph.plan.launch_ptr[L], ph.plan.launch_m_cap[L]);
+      gpu::twin_small_fronts(a, ph.plan.launch_ptr[L + 1] - ph.plan.launch_ptr[L], ph.plan.launch_m_cap[L],
+                             ph.plan.launch_fast_bytes[L]);
     }
     // as the driver: until nothing is deferred (the third deferral of a node hands it to the level loop)
     if (!gpu::learn_small_front_needs(sym, ph.plan, ph.res.data(), ph.needs, ph.tries) || ph.tries > 5) break;

@@ -251,7 +251,8 @@ TEST_SUITE("gpu") {
     cases.push_back({"random_kkt seed 3 (retries)", ssids_test::random_kkt(120, 80, 0.04, 3), Mode::indefinite});
     cases.push_back({"laplace3d:12:2.5 (small and big fronts)", load_symmetric("gen:laplace3d:12:2.5"), Mode::indefinite});
     cases.push_back({"laplace2d:20 posdef", load_symmetric("gen:laplace2d:20"), Mode::posdef});
-    cases.push_back({"laplace3d:16 (fronts in the work area)", load_symmetric("gen:laplace3d:16"), Mode::indefinite});
+    cases.push_back({"laplace3d:16 (fronts in the work area, most split)", load_symmetric("gen:laplace3d:16"), Mode::indefinite});
+    cases.push_back({"laplace3d:16 posdef (split fronts)", load_symmetric("gen:laplace3d:16"), Mode::posdef});
     int compared_work_area = 0;  // fronts above small_front_max_rows rows
     for (const Case& c : cases) {
       INFO(c.what);

@@ -1,7 +1,9 @@
 // small_fronts.cu — the small fronts of a level in one launch: a thread block per front assembles it in shared
-// memory (or, above small_front_max_rows rows, in its slot of a global work area), factorizes it with threshold pivoting and writes L, D, its variables and its contribution block
-// (factor/small_front_core.hpp, which the CPU twin runs too). Sizes that depend on delays are read from the
-// children's results on the device, so consecutive levels need no host round trip.
+// memory (above small_front_max_rows rows: its fully summed columns in shared memory and the rest in its slot of
+// a global work area, or all of it there when those columns do not fit), factorizes it with threshold pivoting
+// and writes L, D, its variables and its contribution block (factor/small_front_core.hpp, which the CPU twin runs
+// too). Sizes that depend on delays are read from the children's results on the device, so consecutive levels
+// need no host round trip.
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_check.hpp"
@@ -25,6 +27,7 @@ struct BlockTeam {
   unsigned long long* prof = nullptr;  // SmallFrontArgs::prof
   long long last = 0;
   __device__ void sync() const { __syncthreads(); }
+  __device__ void group_sync() const { __syncwarp(); }
   /// Phases 0-4 of factor_small_node accumulate clock cycles (phase 0: from the kernel's start), and so do the
   /// factorization's parts 8-12 (decisions, interchanges, pivot updates, window ends, scaling: phase 3 then
   /// keeps what falls between them); 5, 6, 7 count column scans (candidates tested and partners' maxima),
@@ -99,14 +102,15 @@ struct BlockTeam {
 };
 
 template <int MaxThreads>
-__global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs a) {
+__global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs a, long long smem_bytes) {
   extern __shared__ double smem[];
   __shared__ int pick[2 * 3 * 32];
   BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
               static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), pick, 0, a.prof, clock64()};
   const long long work_off = a.slots[a.nodes[blockIdx.x]].work_off;
-  unsigned char* mem = reinterpret_cast<unsigned char*>(work_off >= 0 ? a.work + work_off : smem);
-  small::factor_small_node(t, a, static_cast<int>(blockIdx.x), mem);
+  unsigned char* work = work_off >= 0 ? reinterpret_cast<unsigned char*>(a.work + work_off) : nullptr;
+  small::factor_small_node(t, a, static_cast<int>(blockIdx.x), reinterpret_cast<unsigned char*>(smem), smem_bytes,
+                           work);
 }
 
 }  // namespace
@@ -136,7 +140,7 @@ int small_fronts_threads(int m_cap, int nblocks) {
   return nblocks <= medium_level_max_fronts ? 512 : 256;
 }
 
-void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, int smem_m_cap, cudaStream_t s) {
+void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, long long fast_bytes, cudaStream_t s) {
   if (nblocks == 0) return;
   static const bool attr = [] {
     const int bytes = static_cast<int>(small::small_front_bytes(small_front_max_rows));
@@ -147,10 +151,10 @@ void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, int sm
     return true;
   }();
   (void)attr;
-  const size_t bytes = smem_m_cap > 0 ? static_cast<size_t>(small::small_front_bytes(smem_m_cap)) : 0;
   const int threads = small_fronts_threads(m_cap, nblocks);
-  if (threads > 256) small_fronts_kernel<512><<<nblocks, threads, bytes, s>>>(a);
-  else small_fronts_kernel<256><<<nblocks, threads, bytes, s>>>(a);
+  const size_t bytes = static_cast<size_t>(fast_bytes);
+  if (threads > 256) small_fronts_kernel<512><<<nblocks, threads, bytes, s>>>(a, fast_bytes);
+  else small_fronts_kernel<256><<<nblocks, threads, bytes, s>>>(a, fast_bytes);
   check_launch("small_fronts_kernel");
 }
 

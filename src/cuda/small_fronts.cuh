@@ -14,8 +14,8 @@ namespace gpu {
 int small_fronts_threads(int m_cap, int nblocks);
 
 /// One block per node a.nodes[0 .. nblocks); m_cap: the largest SmallSlot::m_cap among them (sets the threads);
-/// smem_m_cap: the largest among the nodes factorized in shared memory (sizes it; 0 when none is).
-void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, int smem_m_cap, cudaStream_t s);
+/// fast_bytes: shared memory per block (SmallFrontPlan::launch_fast_bytes).
+void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, long long fast_bytes, cudaStream_t s);
 
 }  // namespace gpu
 }  // namespace detail

@@ -51,7 +51,7 @@ void twin_copy_out(const CopyOutTask* tasks, int ntasks, int spread, const Front
 void twin_permute_range(const FrontDesc* front, double* fbuf, int* vars, int lo, int len, int* scratch);
 
 /// launch_small_fronts (small_fronts_twin.cpp): the small-front kernel, block by block.
-void twin_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap);
+void twin_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, long long fast_bytes);
 
 /// Twin of update_tiles: number of 64x64 lower tiles of a region nrow x ncol (nrow >= ncol).
 long long twin_update_tiles(int nrow, int ncol);

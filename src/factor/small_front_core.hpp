@@ -60,6 +60,8 @@ struct HostTeam {
   static constexpr int tid = 0, nth = 1;
   static constexpr int group = 0, ngroups = 1, lane = 0, nlanes = 1;
   void sync() const {}
+  /// Barrier of the group (a warp on the device).
+  void group_sync() const {}
   /// Largest v over the group (a warp on the device), in every lane.
   double group_max(double v) const { return v; }
   /// Profiling hook of the device team (time since the last mark, to counter `phase`); nothing on the host.
@@ -75,10 +77,17 @@ struct HostTeam {
 };
 
 /// Front view with the accessors the algorithm needs.
+/// Columns [0, ps) are at a, the others at g (column j at g + j ld there too): a front in one place has ps = m;
+/// a front split between shared memory and the work area has its fully summed columns, which every pivot reads
+/// and writes, at a.
 struct FrontRef {
   double* a;
   int ld, m;
-  SSIDS_HOST_DEVICE double& at(int i, int j) const { return a[i + static_cast<long long>(j) * ld]; }
+  double* g;
+  int ps;
+  SSIDS_HOST_DEVICE double& at(int i, int j) const {
+    return (j < ps ? a : g)[i + static_cast<long long>(j) * ld];
+  }
   SSIDS_HOST_DEVICE double sym(int i, int j) const { return i >= j ? at(i, j) : at(j, i); }
 };
 
@@ -91,6 +100,7 @@ struct FrontRef {
 struct SmallWork {
   double* dinv;
   double* gpart;
+  double* wrows = nullptr;  ///< split fronts: cb_update's row of W per group (small_wrow_groups x p)
   int gsel = 0;
   SSIDS_HOST_DEVICE double* gpart_next() { return gpart + 32 * gsel; }
   SSIDS_HOST_DEVICE const double* gpart_last() const { return gpart + 32 * (gsel ^ 1); }
@@ -315,10 +325,12 @@ SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* 
   return k + 1;
 }
 
-/// Ends a window whose pivots [k0, k1) are in place unscaled: first the columns [e, m) after the window catch up,
-/// F(i, c) -= sum_q F(i, q) W(c, q) for e <= c <= i < m with W = F(c, k0:k1) D^{-1} formed in the front's unused
-/// upper triangle (W(c, q) at (q, c), q < k1 <= e <= c, where a warp reads it as a broadcast); then the pivots'
-/// columns are scaled into L (unit diagonal, 0 at (q+1, q) of a 2x2).
+/// Ends a window whose pivots [k0, k1) are in place unscaled: first the columns [e, pe) after the window catch up,
+/// F(i, c) -= sum_q F(i, q) W(c, q) for e <= c < pe, c <= i < m, with W = F(c, k0:k1) D^{-1} formed in the front's
+/// unused upper triangle (W(c, q) at (q, c), q < k1 <= e <= c, where a warp reads it as a broadcast); then the
+/// pivots' columns are scaled into L (unit diagonal, 0 at (q+1, q) of a 2x2) in the rows above pe. pe = f.ps: m
+/// for a front in one place; p for a split front, whose contribution block (the columns from p on, in the work
+/// area) and the pivots' rows from p on are left to cb_update.
 /// W has one entry per (column c: groups, position q: lanes), so a thread's entries are independent; both columns
 /// of a 2x2 read the pair (F(c, q), F(c, q+1)). Each thread takes the trailing entries of its walk (its group's
 /// columns, its lane's rows) four at a time, so that four sums progress side by side; every entry's sum runs over
@@ -329,10 +341,10 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
   if (k1 <= k0) return;
   t.mark(8);
   const double* dinv = ws.dinv;
-  const int m = f.m;
-  if (e < m) {
+  const int m = f.m, pe = f.ps < f.m ? f.ps : f.m;
+  if (e < pe) {
     t.mark(6);
-    for (int c = e + t.group; c < m; c += t.ngroups) {
+    for (int c = e + t.group; c < pe; c += t.ngroups) {
       for (int q = k0 + t.lane; q < k1; q += t.nlanes) {
         if (d[2 * q + 1] != 0.0) {  // first column of a 2x2 pivot (q, q+1)
           f.at(q, c) = add(mul(f.at(c, q), dinv[2 * q]), mul(f.at(c, q + 1), dinv[2 * q + 1]));
@@ -345,7 +357,7 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
       }
     }
     t.sync();
-    for (int c = e + t.group; c < m; c += t.ngroups) {
+    for (int c = e + t.group; c < pe; c += t.ngroups) {
       const double* wc = &f.at(0, c);  // W(c, q) at wc[q]
       for (int i = c + t.lane; i < m; i += 4 * t.nlanes) {
         const int i1 = i + t.nlanes, i2 = i1 + t.nlanes, i3 = i2 + t.nlanes;
@@ -370,13 +382,14 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
   }
   t.mark(11);
   // scale: L(i, q) = F(i, q) / d (1x1), [L(i, q) L(i, q+1)] = [F(i, q) F(i, q+1)] D^{-1} (2x2), rows below the pivot
+  // and above pe
   for (int q = k0 + t.group; q < k1; q += t.ngroups) {
     const bool two = d[2 * q + 1] != 0.0;
     const bool second = q > k0 && d[2 * q - 1] != 0.0;  // the second column of a 2x2: done with the first
     if (second) continue;
     if (two) {
       const double i11 = dinv[2 * q], i21 = dinv[2 * q + 1], i22 = dinv[2 * q + 2];
-      for (int i = q + 2 + t.lane; i < f.m; i += t.nlanes) {
+      for (int i = q + 2 + t.lane; i < pe; i += t.nlanes) {
         const double x = f.at(i, q), y = f.at(i, q + 1);
         f.at(i, q) = add(mul(x, i11), mul(y, i21));
         f.at(i, q + 1) = add(mul(x, i21), mul(y, i22));
@@ -388,8 +401,74 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
       }
     } else {
       const double r = dinv[2 * q];
-      for (int i = q + 1 + t.lane; i < f.m; i += t.nlanes) f.at(i, q) = mul(f.at(i, q), r);
+      for (int i = q + 1 + t.lane; i < pe; i += t.nlanes) f.at(i, q) = mul(f.at(i, q), r);
       if (t.lane == 0) f.at(q, q) = 1.0;
+    }
+  }
+  t.sync();
+  t.mark(12);
+}
+
+/// A split front after its last window: the contribution block's columns [p, m) (p = f.ps; they are in the work
+/// area) receive every pivot's update at once, F(i, c) -= sum_{q < nelim} F(i, q) W(c, q) for p <= c <= i < m
+/// (F(i, q) as the windows left it, unscaled), with W(c, q) = L(c, q), row c of the pivots' columns scaled as
+/// finish_window scales; then those rows are scaled. Once per front, the work area's entries are read and written
+/// once instead of once per window. Each group forms W(c, :) for its column c in ws.wrows (fast memory) and its
+/// lanes take the column's rows four at a time. Nothing to do for a front in one place (finish_window did it).
+template <class Team>
+SSIDS_HOST_DEVICE void cb_update(Team& t, const FrontRef& f, const double* d, const SmallWork& ws, int nelim) {
+  const int m = f.m, p = f.ps;
+  if (nelim == 0 || p >= m) return;
+  t.mark(8);
+  const double* dinv = ws.dinv;
+  // the scaled value of entry (r, q) of the pivots' columns, r >= p (the scaling of finish_window)
+  auto scaled = [&](int r, int q) {
+    if (d[2 * q + 1] != 0.0) return add(mul(f.at(r, q), dinv[2 * q]), mul(f.at(r, q + 1), dinv[2 * q + 1]));
+    if (q > 0 && d[2 * q - 1] != 0.0) {
+      const int o = q - 1;
+      return add(mul(f.at(r, o), dinv[2 * o + 1]), mul(f.at(r, q), dinv[2 * o + 2]));
+    }
+    return mul(f.at(r, q), dinv[2 * q]);
+  };
+  for (int c = p + t.group; c < m; c += t.ngroups) {
+    double* wc = ws.wrows + static_cast<long long>(t.group) * p;  // W(c, q) at wc[q]
+    for (int q = t.lane; q < nelim; q += t.nlanes) wc[q] = scaled(c, q);
+    t.group_sync();
+    for (int i = c + t.lane; i < m; i += 4 * t.nlanes) {
+      const int i1 = i + t.nlanes, i2 = i1 + t.nlanes, i3 = i2 + t.nlanes;
+      const bool v1 = i1 < m, v2 = i2 < m, v3 = i3 < m;
+      double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+      for (int q = 0; q < nelim; ++q) {
+        const double w = wc[q];
+        const double* col = &f.at(0, q);
+        a0 = add(a0, mul(col[i], w));
+        if (v1) a1 = add(a1, mul(col[i1], w));
+        if (v2) a2 = add(a2, mul(col[i2], w));
+        if (v3) a3 = add(a3, mul(col[i3], w));
+      }
+      double* out = &f.at(0, c);
+      out[i] = sub(out[i], a0);
+      if (v1) out[i1] = sub(out[i1], a1);
+      if (v2) out[i2] = sub(out[i2], a2);
+      if (v3) out[i3] = sub(out[i3], a3);
+    }
+    t.group_sync();  // before the group's next column overwrites wc (ws.wrows)
+  }
+  t.sync();
+  t.mark(11);
+  // the pivots' rows from p on, scaled into L (pairs of a 2x2 together)
+  for (int q = t.group; q < nelim; q += t.ngroups) {
+    if (q > 0 && d[2 * q - 1] != 0.0) continue;  // the second column of a 2x2: done with the first
+    if (d[2 * q + 1] != 0.0) {
+      const double i11 = dinv[2 * q], i21 = dinv[2 * q + 1], i22 = dinv[2 * q + 2];
+      for (int i = p + t.lane; i < m; i += t.nlanes) {
+        const double x = f.at(i, q), y = f.at(i, q + 1);
+        f.at(i, q) = add(mul(x, i11), mul(y, i21));
+        f.at(i, q + 1) = add(mul(x, i21), mul(y, i22));
+      }
+    } else {
+      const double r = dinv[2 * q];
+      for (int i = p + t.lane; i < m; i += t.nlanes) f.at(i, q) = mul(f.at(i, q), r);
     }
   }
   t.sync();
@@ -515,18 +594,31 @@ SSIDS_HOST_DEVICE int ldlt_small_posdef(Team& t, const FrontRef& f, int p, int i
 /// Shared-memory (or host) layout of one small front: the front with leading dimension ld, dinv (2m), gpart (64),
 /// vars (m ints).
 SSIDS_HOST_DEVICE int small_front_ld(int m) { return m | 1; }  // odd: a row of the front spreads over the banks
+/// Bytes of the workspace after the front (dinv, gpart, vars) of a front of m rows.
+SSIDS_HOST_DEVICE long long small_work_bytes(int m) { return 8 * (2LL * m + 64) + 4LL * m; }
 SSIDS_HOST_DEVICE long long small_front_bytes(int m_cap) {
-  const long long ld = small_front_ld(m_cap);
-  return 8 * (ld * m_cap + 2LL * m_cap + 64) + 4LL * m_cap;
+  return 8 * static_cast<long long>(small_front_ld(m_cap)) * m_cap + small_work_bytes(m_cap);
+}
+/// Most groups (warps) of a block: rows of W that cb_update keeps for a split front.
+constexpr int small_wrow_groups = 16;
+/// Bytes of shared memory a front of m rows and p fully summed columns takes when split: its first p columns,
+/// cb_update's rows of W and the workspace.
+SSIDS_HOST_DEVICE long long small_split_bytes(int m, int p) {
+  return 8 * (static_cast<long long>(small_front_ld(m)) + small_wrow_groups) * p + small_work_bytes(m);
 }
 
 /// Node s of the launch (a.nodes[b]): sizes from its children's results, assembly of A and of the children's
 /// contribution blocks (children in child_list order, each added to a zeroed front: the CPU path's order),
 /// factorization, and the outputs at its slot. A node with a child that is not done, or that would receive or
 /// pass up more delays than its slot holds, is deferred (to the level loop) without writing anything else.
-/// `mem`: small_front_bytes(slot.m_cap) bytes, 8-byte aligned.
+/// Memory (8-byte aligned): a node without a work-area slot (work null) is factorized in `fast` (shared memory on
+/// a device), which holds small_front_bytes(slot.m_cap) bytes. A node with one (work: small_front_bytes(m_cap)
+/// bytes) keeps its fully summed columns and the workspace in `fast` when small_split_bytes(m, p) <= fast_bytes,
+/// the rest of the front in `work`; otherwise everything is in `work`. The placement changes where entries are,
+/// not how they are computed.
 template <class Team>
-SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b, unsigned char* mem) {
+SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b, unsigned char* fast,
+                                         long long fast_bytes, unsigned char* work) {
   const int s = a.nodes[b];
   const SmallSlot slot = a.slots[s];
   int ndelay = 0;
@@ -544,9 +636,20 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
     return;
   }
   const int ld = small_front_ld(m);
-  FrontRef f{reinterpret_cast<double*>(mem), ld, m};
+  double* const fd = reinterpret_cast<double*>(fast);
+  FrontRef f{fd, ld, m, fd, m};
   SmallWork ws;
-  ws.dinv = f.a + static_cast<long long>(ld) * m;
+  if (!work) {
+    ws.dinv = fd + static_cast<long long>(ld) * m;
+  } else if (small_split_bytes(m, p) <= fast_bytes) {
+    f.g = reinterpret_cast<double*>(work);
+    f.ps = p;
+    ws.wrows = fd + static_cast<long long>(ld) * p;
+    ws.dinv = ws.wrows + static_cast<long long>(small_wrow_groups) * p;
+  } else {
+    f.a = f.g = reinterpret_cast<double*>(work);
+    ws.dinv = f.a + static_cast<long long>(ld) * m;
+  }
   ws.gpart = ws.dinv + 2 * m;
   int* vars = reinterpret_cast<int*>(ws.gpart + 64);
 
@@ -610,6 +713,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
     if (t.tid == 0) a.res[s] = SmallResult{small_deferred, m, p, nelim, -1};
     return;
   }
+  cb_update(t, f, d, ws, nelim);
 
   t.mark(3);
   // ---- outputs: L (strict upper triangle 0), variables, contribution block (lower triangle)

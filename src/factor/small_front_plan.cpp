@@ -109,18 +109,28 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
   // launches: levels from the deepest up, the small nodes of each
   pl.launch_ptr.push_back(0);
   for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
-    int m_cap = 0, smem_m_cap = 0;
+    // shared memory: a whole front for the nodes without a work-area slot; for those with one, their fully
+    // summed columns and workspace (split) when these fit in what a front of small_front_max_rows rows takes,
+    // else none (a launch that asks for shared memory it does not use leaves its blocks less L1 cache for the
+    // fronts in the work area)
+    const long long fast_cap = small::small_front_bytes(small_front_max_rows);
+    int m_cap = 0;
+    long long fast_bytes = 0;
     for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
       const index_t s = sym.level_nodes[k];
       if (!pl.small[s]) continue;
       pl.nodes.push_back(s);
-      m_cap = std::max(m_cap, pl.slots[s].m_cap);
-      if (pl.slots[s].work_off < 0) smem_m_cap = std::max(smem_m_cap, pl.slots[s].m_cap);
+      const SmallSlot& sl = pl.slots[s];
+      m_cap = std::max(m_cap, sl.m_cap);
+      const int p_cap = sym.ncol(s) + (sl.m_cap - sym.nrow(s));
+      const long long split = small::small_split_bytes(sl.m_cap, p_cap);
+      fast_bytes = std::max(fast_bytes, sl.work_off < 0 ? small::small_front_bytes(sl.m_cap)
+                                                        : split <= fast_cap ? split : 0);
     }
     if (static_cast<int>(pl.nodes.size()) > pl.launch_ptr.back()) {
       pl.launch_ptr.push_back(static_cast<int>(pl.nodes.size()));
       pl.launch_m_cap.push_back(m_cap);
-      pl.launch_smem_m_cap.push_back(smem_m_cap);
+      pl.launch_fast_bytes.push_back(fast_bytes);
     }
   }
   return pl;

@@ -3,8 +3,9 @@
 //
 // A node is small when its front, with the delays its slot allows, has at most medium_front_max_rows rows and all
 // its children are small: the small nodes are whole subtrees at the bottom of the assembly tree. Fronts of at most
-// small_front_max_rows rows are factorized in shared memory; bigger ones in a global work area (each in a slot of
-// it, reused by every level), which the level's block reads mostly through its L1 cache. They are
+// small_front_max_rows rows are factorized in shared memory; bigger ones have a slot in a global work area
+// (reused by every level) and keep there the columns after their fully summed ones, or the whole front when
+// the fully summed columns do not fit in shared memory. They are
 // factorized level by level, deepest first, one launch per level, before the level loop takes the other nodes.
 // Room for delays: a node may pass up dout_cap delayed columns and receive din_cap (both learned upward from
 // what earlier factorizations needed); a node that would need more is deferred, and the factorization retries
@@ -47,7 +48,7 @@ struct SmallFrontPlan {
   Vector<int> nodes;            ///< small nodes, launch by launch
   Vector<int> launch_ptr;       ///< launch i takes nodes[launch_ptr[i] .. launch_ptr[i+1])
   Vector<int> launch_m_cap;     ///< the largest m_cap of each launch
-  Vector<int> launch_smem_m_cap;  ///< the largest m_cap of each launch's shared-memory nodes (0: none)
+  Vector<long long> launch_fast_bytes;  ///< shared memory of each launch's blocks (factor_small_node's fast_bytes)
   long long l_size = 0, rows_size = 0, d_size = 0, cb_size = 0;  ///< room the slots take
   long long work_size = 0;      ///< doubles of global work area (the largest level's)
   long long num_small = 0;
