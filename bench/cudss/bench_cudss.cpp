@@ -7,7 +7,9 @@
 //   Backend::gpu, Options::presolve as the library's default (--no-presolve: off). One analysis;
 //   the first factorization in the process is reported on its own ("first"), then
 //   a warm-up and R timed factorizations (median of Inform::time_factor, wall clock of the whole call), then R
-//   timed solves with one right-hand side in host memory (median of Inform::time_solve). Backward error
+//   timed solves with one right-hand side in host memory (median of Inform::time_solve), then R timed solves
+//   with the right-hand side already in device memory as cuDSS's (Factors::solve_device followed by a stream
+//   synchronization, wall clock: "dev solve", the like-for-like comparison). Backward error
 //   (ssids::scaled_backward_error) of one solve without refinement; inertia from Inform.
 // cuDSS: CUDSS_MTYPE_SYMMETRIC with the upper triangle in CSR (= our lower triangle in CSC, no conversion),
 //   default configuration (reordering, matching and pivoting as cuDSS chooses; no iterative refinement); the
@@ -50,7 +52,7 @@ void cudss_ok(cudssStatus_t s, const char* what) {
 }
 
 struct Side {
-  double analyse = 0, first = 0, factor = 0, solve = 0, berr = 0;
+  double analyse = 0, first = 0, factor = 0, solve = 0, dsolve = 0, berr = 0;
   int neg = -1, pos = -1, delays = -1;
   std::string error;
 };
@@ -97,6 +99,30 @@ Side run_ssids(const ssids::SymmetricMatrix& a, const std::vector<double>& b, in
   }
   r.solve = median(ts);
   r.berr = ssids::scaled_backward_error(a, x.data(), b.data(), 1, std::max(1, a.n));
+  // the right-hand side in device memory, as cuDSS's
+  double* dx = nullptr;
+  cudaStream_t st = nullptr;
+  cuda_ok(cudaMalloc(&dx, sizeof(double) * std::max(1, a.n)), "cudaMalloc");
+  cuda_ok(cudaStreamCreate(&st), "cudaStreamCreate");
+  try {
+    std::vector<double> td;
+    for (int k = 0; k < repeat + 1; ++k) {
+      cuda_ok(cudaMemcpyAsync(dx, b.data(), sizeof(double) * a.n, cudaMemcpyHostToDevice, st), "cudaMemcpyAsync");
+      cuda_ok(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+      ssids::Inform si;
+      const double t0 = now();
+      f.solve_device(ssids::SolveJob::full, 1, dx, std::max(1, a.n), st, si);
+      cuda_ok(cudaStreamSynchronize(st), "ssids device solve");
+      if (k > 0) td.push_back(now() - t0);
+    }
+    r.dsolve = median(td);
+  } catch (...) {
+    cudaStreamDestroy(st);
+    cudaFree(dx);
+    throw;
+  }
+  cudaStreamDestroy(st);
+  cudaFree(dx);
   return r;
 }
 
@@ -201,9 +227,9 @@ int main(int argc, char** argv) {
   if (!json) {
     std::printf("# %s; ssids %s ordering%s; times in ms (median of %d); ratio = ssids / cuDSS\n", prop.name,
                 metis ? "METIS" : "matching", presolve ? ", presolve" : ", no presolve", repeat);
-    std::printf("%-28s %8s | %8s %8s %8s %6s | %7s %7s %6s | %14s %14s | %8s %8s | %6s\n", "matrix", "n", "first",
-                "factor", "cuDSS", "ratio", "solve", "cuDSS", "ratio", "neg ssids", "neg cuDSS", "berr", "cuDSS",
-                "delays");
+    std::printf("%-28s %8s | %8s %8s %8s %6s | %7s %7s %7s %6s | %14s %14s | %8s %8s | %6s\n", "matrix", "n",
+                "first", "factor", "cuDSS", "ratio", "solve", "dev sol", "cuDSS", "ratio", "neg ssids", "neg cuDSS",
+                "berr", "cuDSS", "delays");
   }
   int status = 0;
   for (const std::string& spec : specs) {
@@ -225,10 +251,11 @@ int main(int argc, char** argv) {
       }
       if (json) {
         std::printf("{\"input\": \"%s\", \"n\": %d, \"gpu\": \"%s\", \"ssids_first_factor\": %.6e, "
-                    "\"ssids_factor\": %.6e, \"cudss_factor\": %.6e, \"ssids_solve\": %.6e, \"cudss_solve\": %.6e, "
+                    "\"ssids_factor\": %.6e, \"cudss_factor\": %.6e, \"ssids_solve\": %.6e, \"ssids_device_solve\": %.6e, "
+                    "\"cudss_solve\": %.6e, "
                     "\"ssids_analyse\": %.6e, \"cudss_analyse\": %.6e, \"ssids_num_neg\": %d, \"cudss_num_neg\": %d, "
                     "\"ssids_berr\": %.3e, \"cudss_berr\": %.3e, \"ssids_delays\": %d, \"error\": \"%s%s\"}\n",
-                    name.c_str(), a.n, prop.name, us.first, us.factor, them.factor, us.solve, them.solve, us.analyse,
+                    name.c_str(), a.n, prop.name, us.first, us.factor, them.factor, us.solve, us.dsolve, them.solve, us.analyse,
                     them.analyse, us.neg, them.neg, us.berr, them.berr, us.delays, us.error.c_str(),
                     them.error.c_str());
       } else {
@@ -236,9 +263,10 @@ int main(int argc, char** argv) {
         char neg_us[32], neg_them[32];
         std::snprintf(neg_us, sizeof neg_us, "%d", us.neg);
         std::snprintf(neg_them, sizeof neg_them, "%d", them.neg);
-        std::printf("%-28s %8d | %8.3f %8.3f %8.3f %6.2f | %7.3f %7.3f %6.2f | %14s %14s | %8.1e %8.1e | %6d\n",
+        std::printf("%-28s %8d | %8.3f %8.3f %8.3f %6.2f | %7.3f %7.3f %7.3f %6.2f | %14s %14s | %8.1e %8.1e | %6d\n",
                     name.c_str(), a.n, 1e3 * us.first, 1e3 * us.factor, 1e3 * them.factor,
-                    ratio(us.factor, them.factor), 1e3 * us.solve, 1e3 * them.solve, ratio(us.solve, them.solve),
+                    ratio(us.factor, them.factor), 1e3 * us.solve, 1e3 * us.dsolve, 1e3 * them.solve,
+                    ratio(us.dsolve, them.solve),
                     neg_us, neg_them, us.berr, them.berr, us.delays);
         if (!us.error.empty()) std::printf("  ssids: %s\n", us.error.c_str());
         if (!them.error.empty()) std::printf("  cuDSS: %s\n", them.error.c_str());
