@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "factor/factor_gpu.hpp"
@@ -281,7 +282,7 @@ TEST_SUITE("gpu") {
         ++compared;
         if (sl.work_off >= 0) ++compared_work_area;
       }
-      MESSAGE(c.what << ": " << compared << " of " << sym.nsup << " nodes compared, " << ph.tries << " runs");
+      MESSAGE(std::string(c.what) << ": " << compared << " of " << sym.nsup << " nodes compared, " << ph.tries << " runs");
       CHECK(compared > 0);
       Inform fi2;  // the same analysis again: the plan it learned gives bitwise the same factors
       Factors g2 = factor(an, c.a.val.data(), c.mode, o, fi2);
