@@ -442,7 +442,9 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   StreamBuffer& fb = *flags_keep;
   fb.allocate(nflags * sizeof(int), st);
   int* fl = static_cast<int*>(fb.raw());
-  check_cuda(cudaMemsetAsync(fl + 2, 0, sizeof(int), st), "cudaMemsetAsync");
+  // every ticket and flag, and the error flag, zero: the two sweeps' areas are disjoint, so the first panel of
+  // each needs nothing more
+  check_cuda(cudaMemsetAsync(fl, 0, nflags * sizeof(int), st), "cudaMemsetAsync");
   SolveArgs a{};
   a.l = df.l.get();
   a.rows = df.rows.get();
@@ -470,9 +472,11 @@ void solve_on_device(const NumericFactors& f, SolveJob job, int nrhs, double* dx
   const int n = static_cast<int>(df.n);
   auto sweep = [&](bool forward) {
     for (int r0 = 0; r0 < nrhs; r0 += panel) {
-      // zero the tickets and the flags of this sweep (the error flag is kept)
-      check_cuda(cudaMemsetAsync(fl, 0, 2 * sizeof(int), st), "cudaMemsetAsync");
-      check_cuda(cudaMemsetAsync(fl + 3, 0, (nflags - 3) * sizeof(int), st), "cudaMemsetAsync");
+      if (r0 > 0) {  // a later panel: the tickets and flags again (the error flag is kept; the other sweep is not
+                     // running: the forward sweep takes every panel before the backward sweep starts)
+        check_cuda(cudaMemsetAsync(fl, 0, 2 * sizeof(int), st), "cudaMemsetAsync");
+        check_cuda(cudaMemsetAsync(fl + 3, 0, (nflags - 3) * sizeof(int), st), "cudaMemsetAsync");
+      }
       a.x = dx + static_cast<long long>(r0) * ldx;
       a.nrhs = std::min(panel, nrhs - r0);
 #ifdef SSIDS_SOLVE_TRACE
