@@ -325,6 +325,32 @@ SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* 
   return k + 1;
 }
 
+/// F(i, c) -= sum_{q in [q0, q1)} F(i, q) wc[q] over the group's lane's rows i >= c of column c, four rows at a time
+/// (four sums side by side); each sum runs over q in order from 0.0, whatever the grouping. wc[q] is read as a
+/// broadcast (the same for every lane of the group).
+template <class Team>
+SSIDS_HOST_DEVICE void column_update(const Team& t, const FrontRef& f, int c, const double* wc, int q0, int q1) {
+  const int m = f.m;
+  double* const out = &f.at(0, c);
+  for (int i = c + t.lane; i < m; i += 4 * t.nlanes) {
+    const int i1 = i + t.nlanes, i2 = i1 + t.nlanes, i3 = i2 + t.nlanes;
+    const bool v1 = i1 < m, v2 = i2 < m, v3 = i3 < m;
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+    for (int q = q0; q < q1; ++q) {
+      const double w = wc[q];
+      const double* col = &f.at(0, q);
+      a0 = add(a0, mul(col[i], w));
+      if (v1) a1 = add(a1, mul(col[i1], w));
+      if (v2) a2 = add(a2, mul(col[i2], w));
+      if (v3) a3 = add(a3, mul(col[i3], w));
+    }
+    out[i] = sub(out[i], a0);
+    if (v1) out[i1] = sub(out[i1], a1);
+    if (v2) out[i2] = sub(out[i2], a2);
+    if (v3) out[i3] = sub(out[i3], a3);
+  }
+}
+
 /// Ends a window whose pivots [k0, k1) are in place unscaled: first the columns [e, pe) after the window catch up,
 /// F(i, c) -= sum_q F(i, q) W(c, q) for e <= c < pe, c <= i < m, with W = F(c, k0:k1) D^{-1} formed in the front's
 /// unused upper triangle (W(c, q) at (q, c), q < k1 <= e <= c, where a warp reads it as a broadcast); then the
@@ -341,7 +367,7 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
   if (k1 <= k0) return;
   t.mark(8);
   const double* dinv = ws.dinv;
-  const int m = f.m, pe = f.ps < f.m ? f.ps : f.m;
+  const int pe = f.ps < f.m ? f.ps : f.m;
   if (e < pe) {
     t.mark(6);
     for (int c = e + t.group; c < pe; c += t.ngroups) {
@@ -358,25 +384,7 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
     }
     t.sync();
     for (int c = e + t.group; c < pe; c += t.ngroups) {
-      const double* wc = &f.at(0, c);  // W(c, q) at wc[q]
-      for (int i = c + t.lane; i < m; i += 4 * t.nlanes) {
-        const int i1 = i + t.nlanes, i2 = i1 + t.nlanes, i3 = i2 + t.nlanes;
-        const bool v1 = i1 < m, v2 = i2 < m, v3 = i3 < m;
-        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-        for (int q = k0; q < k1; ++q) {
-          const double w = wc[q];
-          const double* col = &f.at(0, q);
-          a0 = add(a0, mul(col[i], w));
-          if (v1) a1 = add(a1, mul(col[i1], w));
-          if (v2) a2 = add(a2, mul(col[i2], w));
-          if (v3) a3 = add(a3, mul(col[i3], w));
-        }
-        double* out = &f.at(0, c);
-        out[i] = sub(out[i], a0);
-        if (v1) out[i1] = sub(out[i1], a1);
-        if (v2) out[i2] = sub(out[i2], a2);
-        if (v3) out[i3] = sub(out[i3], a3);
-      }
+      column_update(t, f, c, &f.at(0, c), k0, k1);  // W(c, q) at (q, c)
     }
     t.sync();
   }
@@ -434,24 +442,7 @@ SSIDS_HOST_DEVICE void cb_update(Team& t, const FrontRef& f, const double* d, co
     double* wc = ws.wrows + static_cast<long long>(t.group) * p;  // W(c, q) at wc[q]
     for (int q = t.lane; q < nelim; q += t.nlanes) wc[q] = scaled(c, q);
     t.group_sync();
-    for (int i = c + t.lane; i < m; i += 4 * t.nlanes) {
-      const int i1 = i + t.nlanes, i2 = i1 + t.nlanes, i3 = i2 + t.nlanes;
-      const bool v1 = i1 < m, v2 = i2 < m, v3 = i3 < m;
-      double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-      for (int q = 0; q < nelim; ++q) {
-        const double w = wc[q];
-        const double* col = &f.at(0, q);
-        a0 = add(a0, mul(col[i], w));
-        if (v1) a1 = add(a1, mul(col[i1], w));
-        if (v2) a2 = add(a2, mul(col[i2], w));
-        if (v3) a3 = add(a3, mul(col[i3], w));
-      }
-      double* out = &f.at(0, c);
-      out[i] = sub(out[i], a0);
-      if (v1) out[i1] = sub(out[i1], a1);
-      if (v2) out[i2] = sub(out[i2], a2);
-      if (v3) out[i3] = sub(out[i3], a3);
-    }
+    column_update(t, f, c, wc, 0, nelim);
     t.group_sync();  // before the group's next column overwrites wc (ws.wrows)
   }
   t.sync();
