@@ -121,6 +121,11 @@ struct Symbolic {
     std::shared_ptr<void> table_pool;
     /// Streams and buffers of the GPU solves with right-hand sides in host memory (solve_gpu.cu).
     std::shared_ptr<void> solve_scratch;
+    /// The CPU factorization's front buffers and contribution-block pool, left by the last factorization for
+    /// the next one (multifrontal_cpu.cpp): taken and given back under cpu_mutex, so a concurrent
+    /// factorization of the same analysis allocates its own.
+    std::mutex cpu_mutex;
+    std::shared_ptr<void> cpu_scratch;
   };
   std::shared_ptr<GpuCacheSlot> gpu_cache = std::make_shared<GpuCacheSlot>();
 

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <cmath>
 #include <string>
@@ -52,6 +53,11 @@ class BufferPool {
     v.resize(n);
     return v;
   }
+  /// Doubles held for later takes.
+  size_t cached() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return cached_;
+  }
   void give(Vector<double>&& v) {
     const size_t cap = v.capacity();
     if (cap == 0) return;
@@ -67,6 +73,42 @@ class BufferPool {
   std::multimap<size_t, Vector<double>, std::less<size_t>, Allocator<std::pair<const size_t, Vector<double>>>> free_;
   size_t cached_ = 0, limit_;
 };
+
+/// The memory a factorization works in besides its results: one front buffer per thread and the
+/// contribution-block pool. Kept with the analysis for its next factorization (Symbolic::GpuCacheSlot::
+/// cpu_scratch), because a sequence of factorizations of one analysis (an interior-point method) otherwise
+/// faults the same pages in again every time; at most kKeptScratchBytes of it is kept.
+struct Scratch {
+  explicit Scratch(size_t pool_limit) : pool(pool_limit) {}
+  Vector<Vector<double>> workspace;
+  BufferPool pool;
+  size_t bytes() {
+    size_t d = pool.cached();
+    for (const Vector<double>& w : workspace) d += w.capacity();
+    return d * sizeof(double);
+  }
+};
+constexpr size_t kKeptScratchBytes = size_t(256) << 20;
+
+/// The scratch the analysis kept, or a new one when there is none (or another factorization holds it).
+std::shared_ptr<Scratch> take_scratch(const Symbolic& sym, size_t pool_limit, int nthreads) {
+  std::shared_ptr<Scratch> s;
+  {
+    std::lock_guard<std::mutex> lock(sym.gpu_cache->cpu_mutex);
+    s = std::static_pointer_cast<Scratch>(std::move(sym.gpu_cache->cpu_scratch));
+    sym.gpu_cache->cpu_scratch.reset();
+  }
+  if (!s) s = std::allocate_shared<Scratch>(Allocator<Scratch>(), pool_limit);
+  if (s->workspace.size() < static_cast<size_t>(nthreads)) s->workspace.resize(static_cast<size_t>(nthreads));
+  return s;
+}
+
+/// Leaves `s` with the analysis for its next factorization, unless it is too big to keep.
+void give_scratch(const Symbolic& sym, std::shared_ptr<Scratch> s) {
+  if (s->bytes() > kKeptScratchBytes) return;
+  std::lock_guard<std::mutex> lock(sym.gpu_cache->cpu_mutex);
+  sym.gpu_cache->cpu_scratch = std::move(s);
+}
 
 /// Per-node output of the numeric phase, gathered into NumericFactors afterwards.
 struct NodeResult {
@@ -221,9 +263,9 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
   Vector<NodeResult> res(nsup);
   int nthreads = options.num_threads > 0 ? options.num_threads
                                          : default_factor_threads(static_cast<double>(sym.num_flops), omp_get_max_threads());
-  Vector<Vector<double>> workspace(nthreads);
-  BufferPool pool(4 * static_cast<size_t>(sym.maxfront) * sym.maxfront + (size_t(1) << 22));
-  Context ctx{sym, workspace, pool, val, scale, mode, DenseLdltOptions{}, res};
+  const std::shared_ptr<Scratch> scratch =
+      take_scratch(sym, 4 * static_cast<size_t>(sym.maxfront) * sym.maxfront + (size_t(1) << 22), nthreads);
+  Context ctx{sym, scratch->workspace, scratch->pool, val, scale, mode, DenseLdltOptions{}, res};
   ctx.dense.u = std::min(0.5, std::max(0.0, options.u));
   ctx.dense.small = options.small;
   ctx.dense.block_size = std::max(8, options.cpu_block_size);
@@ -291,6 +333,7 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
     }
   }
   if (err_code.load() != 0) throw Error(err_code.load(), err_msg);
+  give_scratch(sym, scratch);
 
   // posdef failure: report the first failing node in postorder (deterministic)
   if (mode == Mode::posdef) {
