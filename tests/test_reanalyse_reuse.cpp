@@ -371,6 +371,44 @@ TEST_CASE("analysis cache: an IPOPT-like caller that frees its handles gets the 
   detail::clear_analysis_cache();
 }
 
+TEST_CASE("analysis cache: a re-analysis updates in place only an analysis nothing else references") {
+  PolicyGuard guard(detail::MatchingReuse::exact);
+  detail::clear_analysis_cache();
+  detail::set_analysis_cache_limits(4, std::int64_t{512} << 20);
+  const SymmetricMatrix m0 = generate_kkt_ipm(600, 400, 0, 5), m1 = generate_kkt_ipm(600, 400, 1, 5);
+  const Options o = matching_options();
+  Inform inf;
+  ReuseKind kind = ReuseKind::none;
+  const Analysis a0 = detail::analyse_cached(m0.view(), o, inf, nullptr, &kind);
+  CHECK(kind == ReuseKind::none);
+  const Vector<double> scale0 = a0.symbolic().matching_scale;
+  // a0 is still held: the re-analysis copies it and leaves it as it was
+  Analysis a1 = detail::analyse_cached(m1.view(), o, inf, nullptr, &kind);
+  REQUIRE(kind == ReuseKind::same_pairs);
+  CHECK((a1.symbolic_ptr().get() != a0.symbolic_ptr().get()));
+  CHECK(a0.symbolic().matching_scale == scale0);
+  CHECK(shape_of(a1) == shape_of(analyse(m1.view(), o, inf)));
+  // a1 released (the cache alone holds it): updated in place, the same answer as a fresh analysis
+  const detail::Symbolic* held = a1.symbolic_ptr().get();
+  a1 = Analysis();
+  Analysis a2 = detail::analyse_cached(m0.view(), o, inf, nullptr, &kind);
+  REQUIRE(kind == ReuseKind::same_pairs);
+  CHECK((a2.symbolic_ptr().get() == held));
+  CHECK(a2.symbolic().matching_scale == scale0);
+  CHECK(detail::analysis_cache_size() == 1);
+  // a failed re-analysis of an entry taken out of the cache puts it back
+  const detail::Symbolic* held2 = a2.symbolic_ptr().get();
+  a2 = Analysis();
+  SymmetricMatrix bad = m1;
+  bad.val[3] = std::nan("");
+  CHECK_THROWS_AS(detail::analyse_cached(bad.view(), o, inf, nullptr, &kind), Error);
+  CHECK(detail::analysis_cache_size() == 1);
+  const Analysis a3 = detail::analyse_cached(m1.view(), o, inf, nullptr, &kind);
+  CHECK(kind == ReuseKind::same_pairs);
+  CHECK((a3.symbolic_ptr().get() == held2));
+  detail::clear_analysis_cache();
+}
+
 TEST_CASE("analysis cache: bounded in entries and bytes - least recently used first out - off with 0") {
   detail::clear_analysis_cache();
   Options o;

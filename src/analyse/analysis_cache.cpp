@@ -109,16 +109,38 @@ Analysis analyse_cached(const CscView& a, const Options& options, Inform& inform
   }
   const offset_t nnz = a.n > 0 ? a.ptr[a.n] - a.ptr[0] : 0;
   const std::uint64_t hash = pattern_hash(a, options, order);
+  // An entry that nothing outside the cache references (the caller freed its handles and factors, as an
+  // interior-point code does before every analyse) is taken out of the cache: nobody else can reach it, so the
+  // re-analysis may update it in place instead of copying its arrays. It goes back if the re-analysis fails.
   Analysis previous;
+  bool taken = false;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
-    for (const Entry& e : c.entries)
-      if (e.hash == hash && e.n == a.n && e.nnz == nnz) {
-        previous = e.analysis;
+    for (auto it = c.entries.begin(); it != c.entries.end(); ++it)
+      if (it->hash == hash && it->n == a.n && it->nnz == nnz) {
+        taken = it->analysis.symbolic_ptr().use_count() == 1;
+        previous = it->analysis;
+        if (taken) c.entries.erase(it);
         break;
       }
   }
-  Analysis an = reanalyse_kind(previous, a, options, inform, order, kind);
+  Analysis an;
+  try {
+    an = reanalyse_kind(previous, a, options, inform, order, kind, taken);
+  } catch (...) {
+    if (taken) {
+      Entry back;
+      back.hash = hash;
+      back.n = a.n;
+      back.nnz = nnz;
+      back.bytes = analysis_bytes(previous);
+      back.analysis = std::move(previous);
+      std::lock_guard<std::mutex> lock(c.mutex);
+      c.entries.push_front(std::move(back));
+      c.evict();
+    }
+    throw;
+  }
   last_kind = *kind;
   Entry fresh;
   fresh.hash = hash;

@@ -186,9 +186,15 @@ namespace {
 
 /// The previous analysis with the new values' matching scaling (everything else is decided by the pattern
 /// and the pairs, which are the previous ones or are not used); `excess`: the predicted flops by which keeping
-/// it costs more than when it was chosen (added to its kept_excess_flops).
-std::shared_ptr<const Symbolic> with_new_scaling(const Symbolic& s, MatchingPairs& mp, double excess) {
-  auto sym = std::allocate_shared<Symbolic>(Allocator<Symbolic>(), s);
+/// it costs more than when it was chosen (added to its kept_excess_flops). With `in_place`, when `previous`
+/// holds the only reference to its Symbolic (nothing else can see it change), that Symbolic itself is updated
+/// and returned instead of a copy of its arrays.
+std::shared_ptr<const Symbolic> with_new_scaling(const Analysis& previous, bool in_place, MatchingPairs& mp,
+                                                 double excess) {
+  std::shared_ptr<Symbolic> sym =
+      in_place && previous.symbolic_ptr().use_count() == 1
+          ? std::const_pointer_cast<Symbolic>(previous.symbolic_ptr())  // (created non-const by analyse)
+          : std::allocate_shared<Symbolic>(Allocator<Symbolic>(), previous.symbolic());
   sym->matching_scale = std::move(mp.scale);
   sym->structurally_singular = mp.structurally_singular;
   sym->matched = mp.matched;
@@ -250,7 +256,7 @@ bool same_input_and_matching(const Symbolic& s, const CscView& a, const Options&
 }
 
 Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
-                                const index_t* order, ReuseKind* kind, MatchingInputs& in) {
+                                const index_t* order, ReuseKind* kind, MatchingInputs& in, bool in_place) {
   const Symbolic& s = previous.symbolic();
   if (options.ordering != Ordering::matching) {
     if (kind) *kind = ReuseKind::whole;
@@ -269,7 +275,7 @@ Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, cons
   const bool same_pairs = mp.partner == mc.candidate_partner;
   if (same_pairs || (matching_reuse() == MatchingReuse::keep_compatible && compatible(s, mc, g, mp, excess))) {
     if (kind) *kind = same_pairs ? ReuseKind::same_pairs : ReuseKind::kept_order;
-    std::shared_ptr<const Symbolic> sym = with_new_scaling(s, mp, excess);
+    std::shared_ptr<const Symbolic> sym = with_new_scaling(previous, in_place, mp, excess);
     set_analysis_flag(*sym, inform);
     copy_analysis_statistics(*sym, inform);
     return Analysis(std::move(sym));
@@ -284,7 +290,7 @@ Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, cons
 }  // namespace
 
 Analysis reanalyse_kind(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
-                        const index_t* order, ReuseKind* kind) {
+                        const index_t* order, ReuseKind* kind, bool may_update_previous) {
   const auto t0 = std::chrono::steady_clock::now();
   if (kind) *kind = ReuseKind::none;
   if (previous.empty()) return analyse(a, options, inform, order);
@@ -317,7 +323,7 @@ Analysis reanalyse_kind(const Analysis& previous, const CscView& a, const Option
   }
   if (!same) return analyse(a, options, inform, order);
   try {
-    Analysis an = reanalyse_same_pattern(previous, a, options, inform, order, kind, in);
+    Analysis an = reanalyse_same_pattern(previous, a, options, inform, order, kind, in, may_update_previous);
     inform.time_analyse = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return an;
   } catch (const Error& e) {

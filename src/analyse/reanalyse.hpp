@@ -65,9 +65,12 @@ enum class ReuseKind {
   plain_candidate,  ///< matching ordering, other pairs: the compressed candidate ordered again
 };
 
-/// ssids::reanalyse, also telling what was reused (when kind is not null).
+/// ssids::reanalyse, also telling what was reused (when kind is not null). `may_update_previous`: the caller
+/// gives up `previous` (it will not be read again through any other reference), so when `previous` holds the only
+/// reference to its analysis, a result that differs from it only in the matching scaling (ReuseKind::same_pairs,
+/// kept_order) is that analysis updated in place rather than a copy.
 Analysis reanalyse_kind(const Analysis& previous, const CscView& a, const Options& options, Inform& inform,
-                        const index_t* order, ReuseKind* kind);
+                        const index_t* order, ReuseKind* kind, bool may_update_previous = false);
 
 }  // namespace detail
 }  // namespace ssids
