@@ -1,6 +1,9 @@
 // ssids/memory.hpp — the single place through which the library allocates host memory.
 // Every container inside the library is ssids::Vector<T>; its allocator calls allocate_bytes(),
-// which a test can make fail after k allocations (failure injection).
+// which a test can make fail after k allocations (failure injection). Blocks of 128 KiB to 32 MiB are allocated
+// in size classes (at most 12.5% larger than asked) and, when freed, kept for the next allocation of their class,
+// at most 64 MiB in all, process-wide (src/common/memory.cpp): the C library would return them to the system and
+// a sequence of calls of one size would fault every page in again.
 #pragma once
 #include <cstddef>
 #include <new>
