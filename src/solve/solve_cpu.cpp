@@ -4,16 +4,36 @@
 #include "solve/solve_cpu.hpp"
 #include "common/cpu_clones.hpp"
 
+#include <algorithm>
+
 namespace ssids {
 namespace detail {
 
 namespace {
+
+/// Columns of L ahead of the one being used whose entries are prefetched. The sweeps are bound by the latency
+/// of reading L (each column is a short stream; the backward sweep visits them at descending addresses,
+/// which the hardware prefetchers do not follow): prefetching 8 columns ahead made the solve on
+/// gen:kkt-ipm:30000:20000:15 about 30% faster (bench/NOTES.md). Prefetches change no arithmetic.
+constexpr index_t kPrefetchColumns = 8;
+
+/// Asks for the cache lines of rows [from, m) of the column at col (a hint only).
+inline void prefetch_column(const double* col, index_t from, index_t m) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  for (index_t i = from; i < m; i += 8) __builtin_prefetch(col + i);
+#else
+  (void)col;
+  (void)from;
+  (void)m;
+#endif
+}
 
 /// The forward elimination with one node's L (m rows, ne pivots, leading dimension m) on buf, the entries of its
 /// rows.
 SSIDS_CPU_CLONES void forward_node(const double* l, index_t m, index_t ne, bool unit, double* buf) noexcept {
   for (index_t j = 0; j < ne; ++j) {
     const double* lj = l + static_cast<size_t>(j) * m;
+    if (j + kPrefetchColumns < ne) prefetch_column(lj + kPrefetchColumns * m, j + kPrefetchColumns + 1, m);
     if (!unit) buf[j] /= lj[j];
     const double xj = buf[j];
     for (index_t i = j + 1; i < m; ++i) buf[i] -= lj[i] * xj;
@@ -24,8 +44,11 @@ SSIDS_CPU_CLONES void forward_node(const double* l, index_t m, index_t ne, bool 
 /// the rows below the pivot is summed in four interleaved partial sums, added in a fixed order at the end: the
 /// loop vectorizes without reassociation, so the bits do not depend on the vector width.
 SSIDS_CPU_CLONES void backward_node(const double* l, index_t m, index_t ne, bool unit, double* buf) noexcept {
+  for (index_t c = std::max<index_t>(0, ne - kPrefetchColumns); c < ne; ++c)
+    prefetch_column(l + static_cast<size_t>(c) * m, c + 1, m);
   for (index_t j = ne - 1; j >= 0; --j) {
     const double* lj = l + static_cast<size_t>(j) * m;
+    if (j >= kPrefetchColumns) prefetch_column(lj - kPrefetchColumns * m, j - kPrefetchColumns + 1, m);
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
     index_t i = j + 1;
     for (; i + 3 < m; i += 4) {
