@@ -3,7 +3,8 @@
 // which a test can make fail after k allocations (failure injection). Blocks of 128 KiB to 32 MiB are allocated
 // in size classes (at most 12.5% larger than asked) and, when freed, kept for the next allocation of their class,
 // at most 64 MiB in all, process-wide (src/common/memory.cpp): the C library would return them to the system and
-// a sequence of calls of one size would fault every page in again.
+// a sequence of calls of one size would fault every page in again. SSIDS_RECYCLE_MIB=N (environment, read once)
+// changes the 64 MiB; 0 turns this off.
 #pragma once
 #include <cstddef>
 #include <new>

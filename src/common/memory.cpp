@@ -6,7 +6,8 @@
 // allocation of its class while the kept blocks stay within kMaxKept bytes in all. The C library returns such
 // blocks to the system on free (mmap, heap trimming), so that a sequence of calls of the same sizes (the
 // re-analyses and factorizations of an interior-point method) would fault every page in again, which costs
-// more than the work that fills it. Off under AddressSanitizer, whose checks of freed memory it would hide.
+// more than the work that fills it. Off under AddressSanitizer, whose checks of freed memory it would hide. The
+// environment variable SSIDS_RECYCLE_MIB (read once) changes the bound on what is kept; 0 turns recycling off.
 #include "ssids/memory.hpp"
 
 #include <atomic>
@@ -33,7 +34,7 @@ constexpr bool kRecycle = true;
 
 constexpr int kMinLog2 = 17, kMaxLog2 = 25;  // blocks of 128 KiB up to 32 MiB are recycled
 constexpr std::size_t kMinRecycled = std::size_t(1) << kMinLog2, kMaxRecycled = std::size_t(1) << kMaxLog2;
-constexpr std::size_t kMaxKept = std::size_t(64) << 20;  // bytes kept for reuse, over every class
+constexpr std::size_t kMaxKept = std::size_t(64) << 20;  // bytes kept for reuse, over every class (default)
 constexpr int kClasses = (kMaxLog2 - kMinLog2 + 1) * 8;
 
 /// The class of a block of `bytes` (kMinRecycled <= bytes <= kMaxRecycled) and the size it is allocated with.
@@ -54,6 +55,14 @@ struct Recycler {
   std::mutex mutex;
   std::vector<void*> free[kClasses];
   std::size_t kept = 0;
+  std::size_t max_kept = kMaxKept;
+  Recycler() {
+    if (const char* e = std::getenv("SSIDS_RECYCLE_MIB")) {
+      char* end = nullptr;
+      const long long mib = std::strtoll(e, &end, 10);
+      if (end != e && mib >= 0) max_kept = static_cast<std::size_t>(mib) << 20;
+    }
+  }
 };
 /// Never destroyed: blocks may be freed by static destructors after this file's statics would be gone.
 Recycler& recycler() {
@@ -101,7 +110,7 @@ void deallocate_bytes(void* p, std::size_t bytes) noexcept {
     Recycler& r = recycler();
     try {
       std::lock_guard<std::mutex> lock(r.mutex);
-      if (r.kept + class_bytes <= kMaxKept) {
+      if (r.kept + class_bytes <= r.max_kept) {
         r.free[c].push_back(p);
         r.kept += class_bytes;
         return;
