@@ -47,18 +47,25 @@ struct BlockTeam {
     return v;
   }
   /// The two largest entries over the warp (each lane: its largest v1 at x1 and its second v2): merging two
-  /// lists keeps the larger first entry and the larger of the other list's first and this list's second.
-  __device__ void group_top2(double& v1, int& x1, double& v2) const {
+  /// lists keeps the larger first entry and the larger of the other list's first and this list's second. Beside
+  /// it, in the same butterfly, (wv, wi) with the largest wv, the smallest wi among equal wv.
+  __device__ void group_top2_argmax(double& v1, int& x1, double& v2, double& wv, int& wi) const {
     for (int o = 16; o > 0; o >>= 1) {
       const double b1 = __shfl_xor_sync(0xffffffffu, v1, o);
       const int bx = __shfl_xor_sync(0xffffffffu, x1, o);
       const double b2 = __shfl_xor_sync(0xffffffffu, v2, o);
+      const double ov = __shfl_xor_sync(0xffffffffu, wv, o);
+      const int oi = __shfl_xor_sync(0xffffffffu, wi, o);
       if (b1 > v1 || (b1 == v1 && bx >= 0 && (x1 < 0 || bx < x1))) {
         v2 = fmax(v1, b2);
         v1 = b1;
         x1 = bx;
       } else {
         v2 = fmax(v2, b1);
+      }
+      if (better(ov, oi, wv, wi)) {
+        wv = ov;
+        wi = oi;
       }
     }
   }
@@ -89,15 +96,17 @@ struct BlockTeam {
     kind = p[32 + from];
     r = p[64 + from];
   }
-  __device__ void group_argmax(double& v, int& i) const {
-    for (int o = 16; o > 0; o >>= 1) {  // butterfly: every lane ends with the warp's answer
-      const double ov = __shfl_xor_sync(0xffffffffu, v, o);
-      const int oi = __shfl_xor_sync(0xffffffffu, i, o);
-      if (better(ov, oi, v, i)) {
-        v = ov;
-        i = oi;
-      }
+  /// Thread 0's (kind, r), group 0's answer, in every thread after a barrier (the areas of pick_first, in turn).
+  __device__ void share_group0(int& kind, int& r) {
+    int* p = pick + 96 * half;
+    half ^= 1;
+    if (tid == 0) {
+      p[0] = kind;
+      p[1] = r;
     }
+    __syncthreads();
+    kind = p[0];
+    r = p[1];
   }
 };
 

@@ -66,11 +66,12 @@ struct HostTeam {
   double group_max(double v) const { return v; }
   /// Profiling hook of the device team (time since the last mark, to counter `phase`); nothing on the host.
   void mark(int /*phase*/) {}
-  /// (v, i) with the largest v, the smallest i among equal v, over the group, in every lane; here the caller's own.
-  void group_argmax(double& /*v*/, int& /*i*/) const {}
-  /// The two largest of the group's entries, each lane holding its own two (v1 at index x1, v2 from another
-  /// index): afterwards every lane holds the group's; here the caller's own.
-  void group_top2(double& /*v1*/, int& /*x1*/, double& /*v2*/) const {}
+  /// The two largest of the group's entries (each lane holding its own two: v1 at index x1, v2 from another
+  /// index) and the group's (wv, wi) with the largest wv, the smallest wi among equal wv: afterwards every lane
+  /// holds the group's; here the caller's own.
+  void group_top2_argmax(double& /*v1*/, int& /*x1*/, double& /*v2*/, double& /*wv*/, int& /*wi*/) const {}
+  /// Group 0's (kind, r) in every thread, after a barrier; here the only group's.
+  void share_group0(int& /*kind*/, int& /*r*/) {}
   /// Each group's choice (j, kind, r) in, the one with the smallest j out, in every thread, after a barrier; here
   /// the only group's.
   void pick_first(int& /*j*/, int& /*kind*/, int& /*r*/) {}
@@ -79,15 +80,15 @@ struct HostTeam {
 /// Front view with the accessors the algorithm needs.
 /// Columns [0, ps) are at a, the others at g (column j at g + j ld there too): a front in one place has ps = m;
 /// a front split between shared memory and the work area has its fully summed columns, which every pivot reads
-/// and writes, at a.
+/// and writes, at a. Offsets are ints: a small front has at most medium_front_max_rows rows (with its delays), so
+/// j ld + i stays far below 2^31 (and 32-bit offsets cost the device fewer instructions than 64-bit ones).
 struct FrontRef {
   double* a;
   int ld, m;
   double* g;
   int ps;
-  SSIDS_HOST_DEVICE double& at(int i, int j) const {
-    return (j < ps ? a : g)[i + static_cast<long long>(j) * ld];
-  }
+  SSIDS_HOST_DEVICE double* col(int j) const { return (j < ps ? a : g) + j * ld; }
+  SSIDS_HOST_DEVICE double& at(int i, int j) const { return col(j)[i]; }
   SSIDS_HOST_DEVICE double sym(int i, int j) const { return i >= j ? at(i, j) : at(j, i); }
 };
 
@@ -114,8 +115,9 @@ SSIDS_HOST_DEVICE double column_absmax(Team& t, const FrontRef& f, int k, int j,
   double r = 0.0;
   for (int c = k + t.lane; c < j; c += t.nlanes)
     if (c != ex) r = std::fmax(r, std::fabs(f.at(j, c)));
+  const double* cj = f.col(j);
   for (int i = j + 1 + t.lane; i < f.m; i += t.nlanes)
-    if (i != ex) r = std::fmax(r, std::fabs(f.at(i, j)));
+    if (i != ex) r = std::fmax(r, std::fabs(cj[i]));
   return t.group_max(r);
 }
 
@@ -147,20 +149,24 @@ constexpr int kind_none = -1, kind_zero = 0, kind_1x1 = 1, kind_2x2 = 2;
 /// below `small`, else a 1x1 when it passes the threshold test, else a 2x2 with the window column r of largest
 /// |a_rj| (first on ties) when that passes. One pass over column j gives its maximum, its maximum without r (the
 /// top two with the first one's position) and r; a second, over column r, r's maximum without j. Every group
-/// evaluates its own candidates (shuffles only). Returns the kind, kind_none when every test fails.
+/// evaluates its own candidates (shuffles only). tested_1x1: the zero and 1x1 tests are known to fail (the caller
+/// made them from column j's maximum), only the 2x2 test is left. Returns the kind, kind_none when every test
+/// fails.
 template <class Team>
 SSIDS_HOST_DEVICE int evaluate_candidate(Team& t, const FrontRef& f, int k, int j, int e, double u, double small,
-                                         int& r) {
+                                         bool tested_1x1, int& r) {
   t.mark(5);
   const double ajj = f.at(j, j);
   ColumnScan sc;
   for (int c = k + t.lane; c < j; c += t.nlanes) sc.push(f.at(j, c), c, true);
-  for (int i = j + 1 + t.lane; i < f.m; i += t.nlanes) sc.push(f.at(i, j), i, i < e);
-  const double gj = t.group_max(sc.v1);  // the 1x1 tests need only the maximum
-  if (std::fmax(std::fabs(ajj), gj) <= small) return kind_zero;
-  if (one_by_one_ok(ajj, gj, u, small)) return kind_1x1;
-  t.group_top2(sc.v1, sc.x1, sc.v2);
-  t.group_argmax(sc.wbest, sc.wpos);
+  const double* cj = f.col(j);
+  for (int i = j + 1 + t.lane; i < f.m; i += t.nlanes) sc.push(cj[i], i, i < e);
+  if (!tested_1x1) {
+    const double gj = t.group_max(sc.v1);  // the 1x1 tests need only the maximum
+    if (std::fmax(std::fabs(ajj), gj) <= small) return kind_zero;
+    if (one_by_one_ok(ajj, gj, u, small)) return kind_1x1;
+  }
+  t.group_top2_argmax(sc.v1, sc.x1, sc.v2, sc.wbest, sc.wpos);
   r = sc.wpos;
   if (r < 0) return kind_none;
   const double gj2 = sc.x1 == r ? sc.v2 : sc.v1;
@@ -208,13 +214,30 @@ SSIDS_HOST_DEVICE void symmetric_swap(Team& t, const FrontRef& f, int x, int y, 
   t.sync();
 }
 
+/// The window's columns [first, e) that a pivot's update gives to the caller's group: from c0 in steps of cstep.
+/// Group 0 takes column `first` alone (it also reduces that column's maximum, the next candidate's), the other
+/// groups the rest, so that the reduction overlaps their columns; with one group, every column.
+template <class Team>
+SSIDS_HOST_DEVICE void window_columns(const Team& t, int first, int e, int& c0, int& cstep) {
+  if (t.ngroups == 1) {
+    c0 = first;
+    cstep = 1;
+  } else if (t.group == 0) {
+    c0 = first;
+    cstep = e;
+  } else {
+    c0 = first + t.group;
+    cstep = t.ngroups - 1;
+  }
+}
+
 // Inside a window the pivots' columns are left unscaled (column k holds (L D)(:, k)) and the pivots' diagonal
 // entries hold D: a pivot is then one barrier (its update reads nothing another thread writes in the same
 // step). finish_window scales them into L when the window ends.
 
 /// 1x1 pivot at position j, moved to k: the window's other columns (k, e) updated over their rows,
-/// F(i, c) -= F(i, k) (F(c, k) / d); columns over the groups, rows over the lanes. Leaves in ws.gpart the maximum
-/// of column k+1 below its diagonal (group 0's column; meaningful when k + 1 < e). Returns k+1.
+/// F(i, c) -= F(i, k) (F(c, k) / d); columns over the groups (window_columns), rows over the lanes. Leaves in
+/// ws.gpart the maximum of column k+1 below its diagonal (group 0's column; meaningful when k + 1 < e). Returns k+1.
 template <class Team>
 SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e, int* vars, double* d, SmallWork& ws) {
   t.mark(8);
@@ -229,19 +252,23 @@ SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e,
     ws.dinv[2 * k + 1] = 0.0;
   }
   double g = 0.0;
-  for (int c = k + 1 + t.group; c < e; c += t.ngroups) {
-    const double wc = mul(f.at(c, k), rd);
+  const double* lk = f.col(k);
+  int c0, cstep;
+  window_columns(t, k + 1, e, c0, cstep);
+  for (int c = c0; c < e; c += cstep) {
+    double* xc = f.col(c);
+    const double wc = mul(lk[c], rd);
     for (int i = c + t.lane; i < f.m; i += 2 * t.nlanes) {  // two rows at a time: both loaded before the stores
       const int i1 = i + t.nlanes;
       const bool v1 = i1 < f.m;
-      const double x0 = f.at(i, c), l0 = f.at(i, k);
-      const double x1 = v1 ? f.at(i1, c) : 0.0, l1 = v1 ? f.at(i1, k) : 0.0;
+      const double x0 = xc[i], l0 = lk[i];
+      const double x1 = v1 ? xc[i1] : 0.0, l1 = v1 ? lk[i1] : 0.0;
       const double r0 = sub(x0, mul(l0, wc));
-      f.at(i, c) = r0;
+      xc[i] = r0;
       if (c == k + 1 && i > c) g = std::fmax(g, std::fabs(r0));
       if (v1) {
         const double r1 = sub(x1, mul(l1, wc));
-        f.at(i1, c) = r1;
+        xc[i1] = r1;
         if (c == k + 1) g = std::fmax(g, std::fabs(r1));
       }
     }
@@ -282,20 +309,25 @@ SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r,
     ws.dinv[2 * k + 3] = 0.0;
   }
   double g = 0.0;
-  for (int c = k + 2 + t.group; c < e; c += t.ngroups) {
-    const double x = f.at(c, k), y = f.at(c, k + 1);
+  const double* pk = f.col(k);
+  const double* qk = f.col(k + 1);
+  int c0, cstep;
+  window_columns(t, k + 2, e, c0, cstep);
+  for (int c = c0; c < e; c += cstep) {
+    double* xc = f.col(c);
+    const double x = pk[c], y = qk[c];
     const double w1 = add(mul(x, i11), mul(y, i21)), w2 = add(mul(x, i21), mul(y, i22));
     for (int i = c + t.lane; i < f.m; i += 2 * t.nlanes) {  // two rows at a time, as in pivot_1x1
       const int i1 = i + t.nlanes;
       const bool v1 = i1 < f.m;
-      const double x0 = f.at(i, c), p0 = f.at(i, k), q0 = f.at(i, k + 1);
-      const double x1 = v1 ? f.at(i1, c) : 0.0, p1 = v1 ? f.at(i1, k) : 0.0, q1 = v1 ? f.at(i1, k + 1) : 0.0;
+      const double x0 = xc[i], p0 = pk[i], q0 = qk[i];
+      const double x1 = v1 ? xc[i1] : 0.0, p1 = v1 ? pk[i1] : 0.0, q1 = v1 ? qk[i1] : 0.0;
       const double r0 = sub(x0, add(mul(p0, w1), mul(q0, w2)));
-      f.at(i, c) = r0;
+      xc[i] = r0;
       if (c == k + 2 && i > c) g = std::fmax(g, std::fabs(r0));
       if (v1) {
         const double r1 = sub(x1, add(mul(p1, w1), mul(q1, w2)));
-        f.at(i1, c) = r1;
+        xc[i1] = r1;
         if (c == k + 2) g = std::fmax(g, std::fabs(r1));
       }
     }
@@ -331,14 +363,14 @@ SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* 
 template <class Team>
 SSIDS_HOST_DEVICE void column_update(const Team& t, const FrontRef& f, int c, const double* wc, int q0, int q1) {
   const int m = f.m;
-  double* const out = &f.at(0, c);
+  double* const out = f.col(c);
   for (int i = c + t.lane; i < m; i += 4 * t.nlanes) {
     const int i1 = i + t.nlanes, i2 = i1 + t.nlanes, i3 = i2 + t.nlanes;
     const bool v1 = i1 < m, v2 = i2 < m, v3 = i3 < m;
     double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
     for (int q = q0; q < q1; ++q) {
       const double w = wc[q];
-      const double* col = &f.at(0, q);
+      const double* col = f.col(q);
       a0 = add(a0, mul(col[i], w));
       if (v1) a1 = add(a1, mul(col[i1], w));
       if (v2) a2 = add(a2, mul(col[i2], w));
@@ -397,10 +429,12 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
     if (second) continue;
     if (two) {
       const double i11 = dinv[2 * q], i21 = dinv[2 * q + 1], i22 = dinv[2 * q + 2];
+      double* const cq = f.col(q);
+      double* const cq1 = f.col(q + 1);
       for (int i = q + 2 + t.lane; i < pe; i += t.nlanes) {
-        const double x = f.at(i, q), y = f.at(i, q + 1);
-        f.at(i, q) = add(mul(x, i11), mul(y, i21));
-        f.at(i, q + 1) = add(mul(x, i21), mul(y, i22));
+        const double x = cq[i], y = cq1[i];
+        cq[i] = add(mul(x, i11), mul(y, i21));
+        cq1[i] = add(mul(x, i21), mul(y, i22));
       }
       if (t.lane == 0) {
         f.at(q, q) = 1.0;
@@ -409,7 +443,8 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
       }
     } else {
       const double r = dinv[2 * q];
-      for (int i = q + 1 + t.lane; i < pe; i += t.nlanes) f.at(i, q) = mul(f.at(i, q), r);
+      double* const cq = f.col(q);
+      for (int i = q + 1 + t.lane; i < pe; i += t.nlanes) cq[i] = mul(cq[i], r);
       if (t.lane == 0) f.at(q, q) = 1.0;
     }
   }
@@ -452,14 +487,17 @@ SSIDS_HOST_DEVICE void cb_update(Team& t, const FrontRef& f, const double* d, co
     if (q > 0 && d[2 * q - 1] != 0.0) continue;  // the second column of a 2x2: done with the first
     if (d[2 * q + 1] != 0.0) {
       const double i11 = dinv[2 * q], i21 = dinv[2 * q + 1], i22 = dinv[2 * q + 2];
+      double* const cq = f.col(q);
+      double* const cq1 = f.col(q + 1);
       for (int i = p + t.lane; i < m; i += t.nlanes) {
-        const double x = f.at(i, q), y = f.at(i, q + 1);
-        f.at(i, q) = add(mul(x, i11), mul(y, i21));
-        f.at(i, q + 1) = add(mul(x, i21), mul(y, i22));
+        const double x = cq[i], y = cq1[i];
+        cq[i] = add(mul(x, i11), mul(y, i21));
+        cq1[i] = add(mul(x, i21), mul(y, i22));
       }
     } else {
       const double r = dinv[2 * q];
-      for (int i = p + t.lane; i < m; i += t.nlanes) f.at(i, q) = mul(f.at(i, q), r);
+      double* const cq = f.col(q);
+      for (int i = p + t.lane; i < m; i += t.nlanes) cq[i] = mul(cq[i], r);
     }
   }
   t.sync();
@@ -469,17 +507,19 @@ SSIDS_HOST_DEVICE void cb_update(Team& t, const FrontRef& f, const double* d, co
 /// Threshold pivoting inside the window [k, e) (dense_ldlt.cpp's factor_window): the first candidate from k on that
 /// passes a test is pivoted, and the search starts again at the new k (every remaining candidate has changed).
 /// The candidate in place after a pivot is tested first from the maximum that pivot's update left (no barrier),
-/// then fully by every group at once (one barrier before the pivot). When it fails, the groups evaluate the
-/// following candidates side by side, in rounds of one candidate per group (k + 1 + g in the first), and the
-/// smallest passing one of the first round that has one is taken (one barrier per round, after which the front may
-/// be written): the same choice as testing them one by one, in the time of one test per round. Candidate k is
-/// tested alone because it usually passes, and a round waits for its slowest group. Returns the new k.
+/// then fully by group 0 alone, whose answer a barrier hands to every thread (copies of the same test in the other
+/// groups would only take issue slots from it). When it fails, the groups evaluate the following candidates side
+/// by side, in rounds of one candidate per group (k + 1 + g in the first), and the smallest passing one of the
+/// first round that has one is taken (one barrier per round, after which the front may be written): the same
+/// choice as testing them one by one, in the time of one test per round. Candidate k is tested alone because it
+/// usually passes, and a round waits for its slowest group. Returns the new k.
 template <class Team>
 SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, double u, double small, int* vars,
                                     double* d, SmallWork& ws) {
   bool ready = false;  // ws.gpart holds column k's maximum below its diagonal (left by the last pivot)
   while (k < e) {
     int j = e, kind = kind_none, r = -1;
+    bool tested_1x1 = false;
     if (ready) {
       // the last pivot's update left column k's maximum; a 1x1 or zero pivot at k reads only column k, which that
       // pivot's update does not write, so it needs no barrier
@@ -487,14 +527,16 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
       if (std::fmax(std::fabs(akk), gk) <= small) kind = kind_zero;
       else if (one_by_one_ok(akk, gk, u, small)) kind = kind_1x1;
       if (kind != kind_none) j = k;
+      tested_1x1 = kind == kind_none;
       ready = false;
     }
     if (kind == kind_none) {
-      // candidate k by every group (the same answer in each), then a barrier before the pivot writes the front
-      int rk = -1;
-      const int kind_k = evaluate_candidate(t, f, k, k, e, u, small, rk);
+      // candidate k by group 0; its answer reaches every thread through a barrier, also the one needed before the
+      // pivot writes the front
+      int rk = -1, kind_k = kind_none;
+      if (t.group == 0) kind_k = evaluate_candidate(t, f, k, k, e, u, small, tested_1x1, rk);
+      t.share_group0(kind_k, rk);
       if (kind_k != kind_none) {
-        t.sync();
         j = k;
         kind = kind_k;
         r = rk;
@@ -503,7 +545,7 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
         const int c = c0 + t.group;
         if (c < e) {
           int rc = -1;
-          const int kc = evaluate_candidate(t, f, k, c, e, u, small, rc);
+          const int kc = evaluate_candidate(t, f, k, c, e, u, small, false, rc);
           if (kc != kind_none) {
             j = c;
             kind = kc;
@@ -680,7 +722,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
       for (int i = j + t.lane; i < mc; i += t.nlanes) {
         const int fi = i < nd ? delay_pos + i : (cmap[i - nd] < ncol ? cmap[i - nd] : cmap[i - nd] + ndelay);
         double& x = fi >= fj ? f.at(fi, fj) : f.at(fj, fi);
-        x = add(x, C[i + static_cast<long long>(j) * mc]);
+        x = add(x, C[i + j * mc]);
       }
     }
     delay_pos += nd;
@@ -710,12 +752,12 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
   // ---- outputs: L (strict upper triangle 0), variables, contribution block (lower triangle)
   double* L = a.lstore + slot.l_off;
   for (int j = t.group; j < nelim; j += t.ngroups)
-    for (int i = t.lane; i < m; i += t.nlanes) L[i + static_cast<long long>(j) * m] = i < j ? 0.0 : f.at(i, j);
+    for (int i = t.lane; i < m; i += t.nlanes) L[i + j * m] = i < j ? 0.0 : f.at(i, j);
   for (int i = t.tid; i < m; i += t.nth) a.rows_store[slot.rows_off + i] = vars[i];
   const int mc = m - nelim;
   double* C = a.cb_pool + slot.cb_off;
   for (int j = t.group; j < mc; j += t.ngroups)
-    for (int i = j + t.lane; i < mc; i += t.nlanes) C[i + static_cast<long long>(j) * mc] = f.at(nelim + i, nelim + j);
+    for (int i = j + t.lane; i < mc; i += t.nlanes) C[i + j * mc] = f.at(nelim + i, nelim + j);
   if (t.tid == 0) a.res[s] = SmallResult{small_done, m, p, nelim, -1};
   t.mark(4);
 }
