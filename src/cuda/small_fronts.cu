@@ -42,9 +42,20 @@ struct BlockTeam {
       atomicAdd(prof + phase, 1ULL);
     }
   }
+  /// Every caller's v is a maximum of |entries| from 0.0: not NaN, not negative. Such doubles order as their bit
+  /// patterns, so the warp's maximum is the largest high word, then the largest low word among the lanes that
+  /// hold it: two hardware warp reductions instead of five rounds of shuffles.
   __device__ double group_max(double v) const {
+#if __CUDA_ARCH__ >= 800
+    const unsigned long long b = static_cast<unsigned long long>(__double_as_longlong(fabs(v)));
+    const unsigned hi = static_cast<unsigned>(b >> 32), lo = static_cast<unsigned>(b);
+    const unsigned mhi = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned mlo = __reduce_max_sync(0xffffffffu, hi == mhi ? lo : 0u);
+    return __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(mhi) << 32) | mlo));
+#else
     for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
+#endif
   }
   /// The two largest entries over the warp (each lane: its largest v1 at x1 and its second v2): merging two
   /// lists keeps the larger first entry and the larger of the other list's first and this list's second. Beside
@@ -84,14 +95,15 @@ struct BlockTeam {
       p[64 + group] = r;
     }
     __syncthreads();
-    int best = lane < ngroups ? p[lane] : 0x7fffffff, from = lane;  // lane g reads warp g's candidate
-    for (int o = 16; o > 0; o >>= 1) {  // smallest candidate (distinct groups' candidates differ, except "none")
-      const int ob = __shfl_xor_sync(0xffffffffu, best, o), of = __shfl_xor_sync(0xffffffffu, from, o);
-      if (ob < best || (ob == best && of < from)) {
-        best = ob;
-        from = of;
-      }
-    }
+    // the smallest candidate (distinct groups' candidates differ, except "none"), from the first warp that has it
+    const int mine = lane < ngroups ? p[lane] : 0x7fffffff;  // lane g reads warp g's candidate (j >= 0)
+#if __CUDA_ARCH__ >= 800
+    const int best = static_cast<int>(__reduce_min_sync(0xffffffffu, static_cast<unsigned>(mine)));
+#else
+    int best = mine;
+    for (int o = 16; o > 0; o >>= 1) best = min(best, __shfl_xor_sync(0xffffffffu, best, o));
+#endif
+    const int from = __ffs(__ballot_sync(0xffffffffu, mine == best)) - 1;
     j = best;
     kind = p[32 + from];
     r = p[64 + from];

@@ -62,7 +62,8 @@ struct HostTeam {
   void sync() const {}
   /// Barrier of the group (a warp on the device).
   void group_sync() const {}
-  /// Largest v over the group (a warp on the device), in every lane.
+  /// Largest v over the group (a warp on the device), in every lane; v is never NaN or negative (maxima of
+  /// |entries| from 0.0).
   double group_max(double v) const { return v; }
   /// Profiling hook of the device team (time since the last mark, to counter `phase`); nothing on the host.
   void mark(int /*phase*/) {}
