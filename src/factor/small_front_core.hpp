@@ -384,6 +384,42 @@ SSIDS_HOST_DEVICE void column_update(const Team& t, const FrontRef& f, int c, co
   }
 }
 
+/// Entry (i, q) of the unscaled pivots' columns scaled into L: F(i, q) / d for a 1x1 pivot, the entry of
+/// [F(i, q) F(i, q+1)] D^{-1} for the first column of a 2x2 pivot (q, q+1), of [F(i, q-1) F(i, q)] D^{-1} for its
+/// second. q0: the first pivot of the range (a 2x2 never straddles it). D as d holds it (d[2q+1] != 0: q starts a
+/// 2x2), D^{-1} in dinv.
+SSIDS_HOST_DEVICE double scaled_entry(const FrontRef& f, const double* d, const double* dinv, int i, int q, int q0) {
+  if (d[2 * q + 1] != 0.0) return add(mul(f.at(i, q), dinv[2 * q]), mul(f.at(i, q + 1), dinv[2 * q + 1]));
+  if (q > q0 && d[2 * q - 1] != 0.0) {
+    const int p = q - 1;
+    return add(mul(f.at(i, p), dinv[2 * p + 1]), mul(f.at(i, q), dinv[2 * p + 2]));
+  }
+  return mul(f.at(i, q), dinv[2 * q]);
+}
+
+/// Whether column q is the second column of a 2x2 pivot (q0: the first pivot of the range).
+SSIDS_HOST_DEVICE bool second_of_2x2(const double* d, int q, int q0) { return q > q0 && d[2 * q - 1] != 0.0; }
+
+/// The rows from max(lo, the pivot's last row + 1) to hi of the pivot starting at column q scaled into L in place
+/// (scaled_entry's rule; a 2x2's two columns together), over the group's lanes.
+template <class Team>
+SSIDS_HOST_DEVICE void scale_pivot_rows(const Team& t, const FrontRef& f, const double* d, const double* dinv, int q,
+                                        int lo, int hi) {
+  double* const cq = f.col(q);
+  if (d[2 * q + 1] != 0.0) {
+    const double i11 = dinv[2 * q], i21 = dinv[2 * q + 1], i22 = dinv[2 * q + 2];
+    double* const cq1 = f.col(q + 1);
+    for (int i = (lo > q + 2 ? lo : q + 2) + t.lane; i < hi; i += t.nlanes) {
+      const double x = cq[i], y = cq1[i];
+      cq[i] = add(mul(x, i11), mul(y, i21));
+      cq1[i] = add(mul(x, i21), mul(y, i22));
+    }
+  } else {
+    const double r = dinv[2 * q];
+    for (int i = (lo > q + 1 ? lo : q + 1) + t.lane; i < hi; i += t.nlanes) cq[i] = mul(cq[i], r);
+  }
+}
+
 /// Ends a window whose pivots [k0, k1) are in place unscaled: first the columns [e, pe) after the window catch up,
 /// F(i, c) -= sum_q F(i, q) W(c, q) for e <= c < pe, c <= i < m, with W = F(c, k0:k1) D^{-1} formed in the front's
 /// unused upper triangle (W(c, q) at (q, c), q < k1 <= e <= c, where a warp reads it as a broadcast); then the
@@ -404,16 +440,7 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
   if (e < pe) {
     t.mark(6);
     for (int c = e + t.group; c < pe; c += t.ngroups) {
-      for (int q = k0 + t.lane; q < k1; q += t.nlanes) {
-        if (d[2 * q + 1] != 0.0) {  // first column of a 2x2 pivot (q, q+1)
-          f.at(q, c) = add(mul(f.at(c, q), dinv[2 * q]), mul(f.at(c, q + 1), dinv[2 * q + 1]));
-        } else if (q > k0 && d[2 * q - 1] != 0.0) {  // second column of the 2x2 pivot (q-1, q)
-          const int p = q - 1;
-          f.at(q, c) = add(mul(f.at(c, p), dinv[2 * p + 1]), mul(f.at(c, q), dinv[2 * p + 2]));
-        } else {
-          f.at(q, c) = mul(f.at(c, q), dinv[2 * q]);
-        }
-      }
+      for (int q = k0 + t.lane; q < k1; q += t.nlanes) f.at(q, c) = scaled_entry(f, d, dinv, c, q, k0);
     }
     t.sync();
     for (int c = e + t.group; c < pe; c += t.ngroups) {
@@ -422,31 +449,16 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
     t.sync();
   }
   t.mark(11);
-  // scale: L(i, q) = F(i, q) / d (1x1), [L(i, q) L(i, q+1)] = [F(i, q) F(i, q+1)] D^{-1} (2x2), rows below the pivot
-  // and above pe
+  // the pivots' rows below them and above pe scaled into L, unit diagonals (0 at (q+1, q) of a 2x2)
   for (int q = k0 + t.group; q < k1; q += t.ngroups) {
-    const bool two = d[2 * q + 1] != 0.0;
-    const bool second = q > k0 && d[2 * q - 1] != 0.0;  // the second column of a 2x2: done with the first
-    if (second) continue;
-    if (two) {
-      const double i11 = dinv[2 * q], i21 = dinv[2 * q + 1], i22 = dinv[2 * q + 2];
-      double* const cq = f.col(q);
-      double* const cq1 = f.col(q + 1);
-      for (int i = q + 2 + t.lane; i < pe; i += t.nlanes) {
-        const double x = cq[i], y = cq1[i];
-        cq[i] = add(mul(x, i11), mul(y, i21));
-        cq1[i] = add(mul(x, i21), mul(y, i22));
-      }
-      if (t.lane == 0) {
-        f.at(q, q) = 1.0;
+    if (second_of_2x2(d, q, k0)) continue;  // done with the first column
+    scale_pivot_rows(t, f, d, dinv, q, 0, pe);
+    if (t.lane == 0) {
+      f.at(q, q) = 1.0;
+      if (d[2 * q + 1] != 0.0) {
         f.at(q + 1, q) = 0.0;
         f.at(q + 1, q + 1) = 1.0;
       }
-    } else {
-      const double r = dinv[2 * q];
-      double* const cq = f.col(q);
-      for (int i = q + 1 + t.lane; i < pe; i += t.nlanes) cq[i] = mul(cq[i], r);
-      if (t.lane == 0) f.at(q, q) = 1.0;
     }
   }
   t.sync();
@@ -465,18 +477,9 @@ SSIDS_HOST_DEVICE void cb_update(Team& t, const FrontRef& f, const double* d, co
   if (nelim == 0 || p >= m) return;
   t.mark(8);
   const double* dinv = ws.dinv;
-  // the scaled value of entry (r, q) of the pivots' columns, r >= p (the scaling of finish_window)
-  auto scaled = [&](int r, int q) {
-    if (d[2 * q + 1] != 0.0) return add(mul(f.at(r, q), dinv[2 * q]), mul(f.at(r, q + 1), dinv[2 * q + 1]));
-    if (q > 0 && d[2 * q - 1] != 0.0) {
-      const int o = q - 1;
-      return add(mul(f.at(r, o), dinv[2 * o + 1]), mul(f.at(r, q), dinv[2 * o + 2]));
-    }
-    return mul(f.at(r, q), dinv[2 * q]);
-  };
   for (int c = p + t.group; c < m; c += t.ngroups) {
     double* wc = ws.wrows + static_cast<long long>(t.group) * p;  // W(c, q) at wc[q]
-    for (int q = t.lane; q < nelim; q += t.nlanes) wc[q] = scaled(c, q);
+    for (int q = t.lane; q < nelim; q += t.nlanes) wc[q] = scaled_entry(f, d, dinv, c, q, 0);
     t.group_sync();
     column_update(t, f, c, wc, 0, nelim);
     t.group_sync();  // before the group's next column overwrites wc (ws.wrows)
@@ -484,23 +487,8 @@ SSIDS_HOST_DEVICE void cb_update(Team& t, const FrontRef& f, const double* d, co
   t.sync();
   t.mark(11);
   // the pivots' rows from p on, scaled into L (pairs of a 2x2 together)
-  for (int q = t.group; q < nelim; q += t.ngroups) {
-    if (q > 0 && d[2 * q - 1] != 0.0) continue;  // the second column of a 2x2: done with the first
-    if (d[2 * q + 1] != 0.0) {
-      const double i11 = dinv[2 * q], i21 = dinv[2 * q + 1], i22 = dinv[2 * q + 2];
-      double* const cq = f.col(q);
-      double* const cq1 = f.col(q + 1);
-      for (int i = p + t.lane; i < m; i += t.nlanes) {
-        const double x = cq[i], y = cq1[i];
-        cq[i] = add(mul(x, i11), mul(y, i21));
-        cq1[i] = add(mul(x, i21), mul(y, i22));
-      }
-    } else {
-      const double r = dinv[2 * q];
-      double* const cq = f.col(q);
-      for (int i = p + t.lane; i < m; i += t.nlanes) cq[i] = mul(cq[i], r);
-    }
-  }
+  for (int q = t.group; q < nelim; q += t.ngroups)
+    if (!second_of_2x2(d, q, 0)) scale_pivot_rows(t, f, d, dinv, q, p, m);  // a 2x2's second: with the first
   t.sync();
   t.mark(12);
 }
