@@ -338,8 +338,8 @@ TEST_CASE("cli: solve --json on a 3D Laplacian") {
   CliResult r = cli("solve gen:laplace3d:10 --json");
   JsonObject j = json_of(r);
   require_keys_numeric(j, {"n", "nnz", "num_neg", "num_pos", "num_zero", "matrix_rank", "num_delay", "num_two",
-                           "num_factor", "num_flops", "backward_error", "time_analyse", "time_factor", "time_solve",
-                           "flag"});
+                           "num_factor", "num_flops", "backward_error", "time_analyse", "time_factor",
+                           "time_factor_first", "time_solve", "flag"});
   CHECK(j.str("backend") == "cpu");
   CHECK(j.integer("n") == 1000);
   CHECK(j.integer("nnz") == 1000 + 3 * 100 * 9);
@@ -356,6 +356,8 @@ TEST_CASE("cli: solve --json on a 3D Laplacian") {
   CHECK(j.num("backward_error") >= 0.0);
   CHECK(j.num("time_analyse") >= 0.0);
   CHECK(j.num("time_factor") >= 0.0);
+  CHECK(j.num("time_factor_first") > 0.0);  // one factorization: the first is the median
+  CHECK(j.num("time_factor_first") == j.num("time_factor"));
   CHECK(j.num("time_solve") >= 0.0);
   CHECK(r.err.empty());
 

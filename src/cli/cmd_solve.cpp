@@ -164,6 +164,7 @@ int run_solve(const SolveSettings& st) {
     j.add("time_read", prob.time_read);
     j.add("time_analyse", ainf.time_analyse);
     j.add("time_factor", time_factor);
+    j.add("time_factor_first", tf.empty() ? 0.0 : tf.front());  // the process's first: GPU context, handles, pools
     j.add("time_solve", time_solve);
     j.add("repeat", st.repeat);
     j.add("solves", st.solves);
