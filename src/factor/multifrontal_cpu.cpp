@@ -343,32 +343,52 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
                                           std::to_string(res[s].failed_column) + " (0-based) is not positive");
   }
 
-  // gather into the shared layout, summing statistics in node order
+  // gather into the shared layout: first every node's place and the statistics (integers) in node order,
+  // then the copies, node by node on the team (each node writes only its own places)
   out.n = sym.n;
   out.nodes.resize(nsup);
-  offset_t rsize = 0;
-  for (index_t s = 0; s < nsup; ++s) rsize += res[s].m;
-  out.rows.resize(rsize);
-  out.pivot_var.resize(sym.n);
-  if (mode == Mode::indefinite) {
-    out.d.assign(2 * static_cast<size_t>(sym.n), 0.0);
-    out.dinv.assign(2 * static_cast<size_t>(sym.n), 0.0);
-  }
   offset_t rp = 0;
   index_t pos = 0;
   offset_t num_factor = 0, num_flops = 0;
   int num_delay = 0, maxfront = 0;
   DenseLdltStats tot;
   for (index_t s = 0; s < nsup; ++s) {
-    NodeResult& r = res[s];
+    const NodeResult& r = res[s];
     NodeFactor& f = out.nodes[s];
     f.nelim = r.nelim;
     f.nrow = r.m;
     f.ndelay_in = r.ndelay_in;
     f.pos = pos;
     f.row_ptr = rp;
+    rp += r.m;
+    pos += r.nelim;
+    num_delay += r.p - r.nelim;
+    maxfront = std::max<int>(maxfront, r.m);
+    const offset_t m = r.m, ne = r.nelim;
+    num_factor += m * ne - ne * (ne - 1) / 2;
+    for (offset_t k = 0; k < ne; ++k) {
+      offset_t below = m - k - 1;
+      num_flops += below * below + 2 * below;
+    }
+    tot.num_two += r.stats.num_two;
+    tot.num_neg += r.stats.num_neg;
+    tot.num_pos += r.stats.num_pos;
+    tot.num_zero += r.stats.num_zero;
+  }
+  if (pos != sym.n) throw Error(flag::unknown, "internal error: not every column was eliminated");
+  out.rows.resize(rp);
+  out.pivot_var.resize(sym.n);
+  if (mode == Mode::indefinite) {
+    out.d.assign(2 * static_cast<size_t>(sym.n), 0.0);
+    out.dinv.assign(2 * static_cast<size_t>(sym.n), 0.0);
+  }
+#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 64)
+  for (index_t s = 0; s < nsup; ++s) {
+    NodeResult& r = res[s];
+    NodeFactor& f = out.nodes[s];
+    const index_t pos = f.pos;
     f.l = std::move(r.l);
-    std::copy(r.vars.begin(), r.vars.end(), out.rows.begin() + rp);
+    std::copy(r.vars.begin(), r.vars.end(), out.rows.begin() + f.row_ptr);
     for (index_t k = 0; k < r.nelim; ++k) out.pivot_var[pos + k] = r.vars[k];
     if (mode == Mode::indefinite) {
       for (index_t k = 0; k < r.nelim; ++k) {
@@ -388,22 +408,7 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
         }
       }
     }
-    rp += r.m;
-    pos += r.nelim;
-    num_delay += r.p - r.nelim;
-    maxfront = std::max<int>(maxfront, r.m);
-    const offset_t m = r.m, ne = r.nelim;
-    num_factor += m * ne - ne * (ne - 1) / 2;
-    for (offset_t k = 0; k < ne; ++k) {
-      offset_t below = m - k - 1;
-      num_flops += below * below + 2 * below;
-    }
-    tot.num_two += r.stats.num_two;
-    tot.num_neg += r.stats.num_neg;
-    tot.num_pos += r.stats.num_pos;
-    tot.num_zero += r.stats.num_zero;
   }
-  if (pos != sym.n) throw Error(flag::unknown, "internal error: not every column was eliminated");
 
   inform.num_delay = num_delay;
   inform.maxfront = maxfront;
