@@ -20,9 +20,7 @@ namespace {
 /// gen:kkt-ipm:30000:20000:15 about 30% faster (bench/NOTES.md). Prefetches change no arithmetic.
 constexpr index_t kPrefetchColumns = 8;
 
-/// The backward sweep runs disjoint subtrees side by side from this many entries of L (below it a team costs
-/// more than it gives), in subtrees of at most 1/kBackwardParts of L each.
-constexpr double kParallelBackwardEntries = 1e6;
+/// The backward sweep's subtrees under 1/kBackwardParts of L are swept by one task each.
 constexpr double kBackwardParts = 16.0;
 
 /// Asks for the cache lines of rows [from, m) of the column at col (a hint only).
