@@ -296,38 +296,58 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
 
   std::string err_msg;
   std::atomic<int> err_code{0};
+  // nodes [lo, hi] in postorder, unless an error was met; the first error is kept
+  auto run_nodes = [&](index_t lo, index_t hi) {
+    if (err_code.load(std::memory_order_relaxed) != 0) return;
+    try {
+      for (index_t s = lo; s <= hi; ++s) factor_node(ctx, s);
+    } catch (const Error& e) {
+#pragma omp critical(ssids_factor_error)
+      if (err_code.load() == 0) { err_msg = e.what(); err_code.store(e.code()); }
+    } catch (const std::bad_alloc&) {
+#pragma omp critical(ssids_factor_error)
+      if (err_code.load() == 0) { err_msg = "host allocation failed during factorization"; err_code.store(flag::allocation); }
+    }
+  };
+  // Units (and upper nodes without children) are tasks; an upper node is factorized by whichever task
+  // finishes its last child (pending counts its children still to come), which then goes on up the tree,
+  // so no thread waits for a whole level while a node could start. Which thread factorizes a node never
+  // changes what it computes.
+  Vector<std::atomic<index_t>> pending(nsup);
+  for (index_t s = 0; s < nsup; ++s) pending[s].store(0, std::memory_order_relaxed);
+  for (index_t s = 0; s < nsup; ++s)
+    if (sym.sparent[s] >= 0 && upper[sym.sparent[s]]) pending[sym.sparent[s]].fetch_add(1, std::memory_order_relaxed);
+  Vector<index_t> upper_leaves;  // upper nodes without children: ready from the start
+  for (index_t s = 0; s < nsup; ++s)
+    if (upper[s] && pending[s].load(std::memory_order_relaxed) == 0) upper_leaves.push_back(s);
+  // a child of p has been factorized (p < 0: a root): p and the ancestors it completes in turn
+  auto child_done = [&](index_t p) {
+    while (p >= 0 && pending[p].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      run_nodes(p, p);
+      p = sym.sparent[p];
+    }
+  };
 #pragma omp parallel num_threads(nthreads)
   {
     // BLAS must run single-threaded inside the tree traversal, whatever the team size: OpenBLAS' OpenMP
     // build asks omp_get_max_threads() when the team is inactive (a team of one), and its multithreaded
     // kernels round differently. This sets the calling thread's (and its tasks') nthreads ICV only.
     omp_set_num_threads(1);
-#pragma omp for schedule(dynamic, 1)
-    for (size_t u = 0; u < unit_roots.size(); ++u) {
-      index_t root = unit_roots[u];
-      try {
-        for (index_t s = first[root]; s <= root; ++s) factor_node(ctx, s);
-      } catch (const Error& e) {
-#pragma omp critical(ssids_factor_error)
-        if (err_code.load() == 0) { err_msg = e.what(); err_code.store(e.code()); }
-      } catch (const std::bad_alloc&) {
-#pragma omp critical(ssids_factor_error)
-        if (err_code.load() == 0) { err_msg = "host allocation failed during factorization"; err_code.store(flag::allocation); }
+#pragma omp single
+    {
+      for (size_t u = 0; u < unit_roots.size(); ++u) {
+        const index_t root = unit_roots[u];
+#pragma omp task firstprivate(root) shared(run_nodes, child_done, first, sym)
+        {
+          run_nodes(first[root], root);
+          child_done(sym.sparent[root]);
+        }
       }
-    }
-    for (index_t l = sym.num_levels - 1; l >= 0; --l) {
-#pragma omp for schedule(dynamic, 1)
-      for (index_t k = sym.level_ptr[l]; k < sym.level_ptr[l + 1]; ++k) {
-        index_t s = sym.level_nodes[k];
-        if (!upper[s] || err_code.load(std::memory_order_relaxed) != 0) continue;
-        try {
-          factor_node(ctx, s);
-        } catch (const Error& e) {
-#pragma omp critical(ssids_factor_error)
-          if (err_code.load() == 0) { err_msg = e.what(); err_code.store(e.code()); }
-        } catch (const std::bad_alloc&) {
-#pragma omp critical(ssids_factor_error)
-          if (err_code.load() == 0) { err_msg = "host allocation failed during factorization"; err_code.store(flag::allocation); }
+      for (const index_t s : upper_leaves) {
+#pragma omp task firstprivate(s) shared(run_nodes, child_done, sym)
+        {
+          run_nodes(s, s);
+          child_done(sym.sparent[s]);
         }
       }
     }
