@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,17 @@ TEST_CASE("memory check: the machine's figure is positive where it can be read")
 #else
   CHECK(avail >= -1);
 #endif
+}
+
+TEST_CASE("memory check: a recent reading serves small predictions only - a large one reads again") {
+  const std::int64_t avail = detail::available_host_bytes();
+  const char* off = std::getenv("SSIDS_MEMORY_CHECK");
+  if (avail <= 0 || (off && std::string(off) == "0")) return;  // nothing to check against, or checks off
+  CHECK_NOTHROW(detail::check_host_memory(1, "test: a small prediction"));  // a reading, kept for a second
+  CHECK_NOTHROW(detail::check_host_memory(1, "test: a small prediction"));  // served by it
+  // larger than a quarter of that reading: read again, and more than the machine has fails at once
+  CHECK_THROWS_AS(detail::check_host_memory(avail / 2 + 2 * avail, "test: too much"), Error);
+  CHECK_NOTHROW(detail::check_host_memory(1, "test: a small prediction"));
 }
 
 TEST_CASE("kkt-dense generator: dense rows last - every variable coupled - spec and argument errors") {

@@ -8,6 +8,8 @@
 #include <omp.h>
 
 #include "factor/factor_gpu.hpp"
+#include "factor/numeric.hpp"
+#include "solve/solve_cpu.hpp"
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
 #include "ssids/refine.hpp"
@@ -270,6 +272,40 @@ TEST_CASE("results do not depend on the number of threads") {
     CHECK(h == h0);
     CHECK(hx == hx0);
   }
+}
+
+TEST_CASE("the backward sweep's subtrees side by side give the serial sweep's bits - LDL^T and Cholesky") {
+  const int saved = omp_get_max_threads();
+  for (Mode mode : {Mode::indefinite, Mode::posdef}) {
+    CAPTURE(static_cast<int>(mode));
+    // shifted (indefinite) or plain 3D Laplacian, large enough for the parallel sweep
+    const SymmetricMatrix a = generate_laplace3d(20, mode == Mode::indefinite ? 0.7 : 0.0);
+    Inform inf;
+    Options o;
+    const Analysis an = analyse(a.view(), o, inf);
+    const Factors f = factor(an, a.val.data(), mode, o, inf);
+    double entries = 0.0;
+    for (const detail::NodeFactor& nd : f.numeric().nodes) entries += static_cast<double>(nd.nrow) * nd.nelim;
+    REQUIRE(entries >= detail::kParallelBackwardEntries);
+    const int n = a.n, k = 2;
+    std::vector<double> x(static_cast<size_t>(n) * k);
+    std::mt19937_64 rng(9);
+    for (auto& v : x) v = static_cast<double>(rng() >> 11) * 0x1.0p-53 - 0.5;
+    for (SolveJob job : {SolveJob::full, SolveJob::backward, SolveJob::diagonal_backward}) {
+      CAPTURE(static_cast<int>(job));
+      std::uint64_t h1 = 0;
+      for (int threads : {1, 2, 3}) {
+        omp_set_num_threads(threads);
+        std::vector<double> xt = x;
+        f.solve(job, k, xt.data(), n, inf);
+        const std::uint64_t h = ssids_test::hash_doubles(xt.data(), xt.size());
+        if (threads == 1) h1 = h;
+        CAPTURE(threads);
+        CHECK(h == h1);
+      }
+    }
+  }
+  omp_set_num_threads(saved);
 }
 
 TEST_CASE("multi-RHS solves equal single-RHS solves bitwise - for every job") {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -86,7 +87,20 @@ void check_host_memory(std::int64_t predicted, const char* what) {
     return !(e && std::strcmp(e, "0") == 0);
   }();
   if (!enabled && test_available.load() < 0) return;
+  // the last reading and when it was taken (steady clock, ns); concurrent callers at worst read the files again
+  static std::atomic<std::int64_t> last_reading{-1}, last_time{0};
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now().time_since_epoch())
+                               .count();
+  const std::int64_t reading = last_reading.load(std::memory_order_relaxed);
+  if (test_available.load() < 0 && reading >= 0 && predicted <= reading / kMemoryReadingMargin &&
+      now - last_time.load(std::memory_order_relaxed) < static_cast<std::int64_t>(kMemoryReadingSeconds * 1e9))
+    return;
   const std::int64_t available = available_host_bytes();
+  if (test_available.load() < 0) {
+    last_reading.store(available, std::memory_order_relaxed);
+    last_time.store(now, std::memory_order_relaxed);
+  }
   if (available < 0 || predicted <= available) return;
   throw Error(flag::allocation, std::string(what) + " needs about " + mib(predicted) +
                                     " of host memory (predicted), more than the " + mib(available) +

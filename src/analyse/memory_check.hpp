@@ -17,8 +17,13 @@ namespace detail {
 std::int64_t available_host_bytes();
 
 /// Throws Error(flag::allocation) when `predicted` bytes exceed what is available; `what` names the phase and
-/// the data ("analyse: the assembly tree's maps").
+/// the data ("analyse: the assembly tree's maps"). Reading the files costs about 0.1 ms, as much as a small
+/// factorization's setup, so a reading younger than kMemoryReadingSeconds is used again for a prediction of at
+/// most 1/kMemoryReadingMargin of it (a sequence of factorizations of one size reads the files about once a
+/// second); anything larger is checked against a fresh reading.
 void check_host_memory(std::int64_t predicted, const char* what);
+constexpr double kMemoryReadingSeconds = 1.0;
+constexpr std::int64_t kMemoryReadingMargin = 4;
 
 /// Tests: pretend that `bytes` are available (< 0: read the machine again).
 void set_available_host_bytes_for_testing(std::int64_t bytes);

@@ -274,25 +274,42 @@ MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* p
 }
 
 MatchingPairs matching_pairs_of_values(const CscView& a, FullSymmetric& f, AnalyseProfile* profile) {
-  const index_t n = a.n;
-  const size_t un = static_cast<size_t>(n);
   PhaseTimer timer(profile);
-  MatchingPairs out;
   f = full_from_view(a);
   timer.lap("full matrix");
-  ScalingInfo info;
+  return matching_pairs_of_full(f, nullptr, profile);
+}
+
+MatchingPairs matching_pairs_of_full(const FullSymmetric& f, MatchingCosts* costs, AnalyseProfile* profile) {
   MatchingResult m;
-  out.scale = matching_scaling(f, info, &m);
+  MatchingPairs out = matching_scaling_of_full(f, m, costs, profile);
+  PhaseTimer timer(profile);
+  Vector<double> diag(static_cast<size_t>(f.n), 0.0);  // missing diagonal entries are zero
+  for (index_t j = 0; j < f.n; ++j)
+    for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k)
+      if (f.row[k] == j) diag[j] = std::fabs(f.val[k]);
+  add_pairs(diag, m, out);
+  timer.lap("pairs");
+  return out;
+}
+
+MatchingPairs matching_scaling_of_full(const FullSymmetric& f, MatchingResult& m, MatchingCosts* costs,
+                                       AnalyseProfile* profile) {
+  PhaseTimer timer(profile);
+  MatchingPairs out;
+  ScalingInfo info;
+  out.scale = matching_scaling(f, info, &m, costs);
   timer.lap("matching");
   out.matched = info.matched;
   out.structurally_singular = info.structurally_singular;
-  out.needy.assign(un, 1);  // missing diagonal entries are zero
-  for (index_t j = 0; j < n; ++j)
-    for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k)
-      if (f.row[k] == j) out.needy[j] = std::fabs(f.val[k]) * out.scale[j] * out.scale[j] < kSmallDiagonal;
-  out.pairs = split_matching(m, out.needy, out.partner);
-  timer.lap("pairs");
   return out;
+}
+
+void add_pairs(const Vector<double>& diag, const MatchingResult& m, MatchingPairs& mp) {
+  const index_t n = static_cast<index_t>(diag.size());
+  mp.needy.resize(diag.size());
+  for (index_t j = 0; j < n; ++j) mp.needy[j] = diag[j] * mp.scale[j] * mp.scale[j] < kSmallDiagonal;
+  mp.pairs = split_matching(m, mp.needy, mp.partner);
 }
 
 void add_scaled_weights(const Graph& g, const FullSymmetric& f, MatchingPairs& mp) {
@@ -308,6 +325,36 @@ void add_scaled_weights(const Graph& g, const FullSymmetric& f, MatchingPairs& m
     mp.diag[v] = col[v];
     for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) mp.weight[e] = col[g.adj[e]];
     for (offset_t k = f.ptr[v]; k < f.ptr[v + 1]; ++k) col[f.row[k]] = 0.0f;
+  }
+}
+
+EdgeMagnitudes edge_magnitudes(const Graph& g, const FullSymmetric& f) {
+  const index_t n = g.n;
+  const size_t un = static_cast<size_t>(n);
+  EdgeMagnitudes m;
+  m.edge.resize(static_cast<size_t>(g.num_edges()));
+  m.diag.resize(un);
+  Vector<double> col(un, 0.0);  // column v of |f| scattered by row, then read along g's adjacency
+  for (index_t v = 0; v < n; ++v) {
+    for (offset_t k = f.ptr[v]; k < f.ptr[v + 1]; ++k) col[f.row[k]] = std::fabs(f.val[k]);
+    m.diag[v] = col[v];
+    for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) m.edge[e] = col[g.adj[e]];
+    for (offset_t k = f.ptr[v]; k < f.ptr[v + 1]; ++k) col[f.row[k]] = 0.0;
+  }
+  return m;
+}
+
+void add_scaled_weights(const Graph& g, const EdgeMagnitudes& m, MatchingPairs& mp) {
+  const index_t n = g.n;
+  // as add_scaled_weights(g, f, mp) computes them: |a_vu| s_u s_v in that order, 0 where f has no entry
+  auto scaled = [&mp](double a, index_t u, index_t v) {
+    return a == 0.0 ? 0.0f : static_cast<float>(a * mp.scale[u] * mp.scale[v]);
+  };
+  mp.weight.resize(static_cast<size_t>(g.num_edges()));
+  mp.diag.resize(static_cast<size_t>(n));
+  for (index_t v = 0; v < n; ++v) {
+    mp.diag[v] = scaled(m.diag[v], v, v);
+    for (offset_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) mp.weight[e] = scaled(m.edge[e], g.adj[e], v);
   }
 }
 

@@ -92,6 +92,26 @@ MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* p
 /// along g's adjacency.
 MatchingPairs matching_pairs_of_values(const CscView& a, FullSymmetric& f, AnalyseProfile* profile = nullptr);
 void add_scaled_weights(const Graph& g, const FullSymmetric& f, MatchingPairs& mp);
+/// matching_pairs_of_values from the full matrix f = full_from_view(a); `costs`: f's matching weights
+/// computed beforehand (MatchingCosts, all columns filled), or null.
+MatchingPairs matching_pairs_of_full(const FullSymmetric& f, MatchingCosts* costs = nullptr,
+                                     AnalyseProfile* profile = nullptr);
+/// matching_pairs_of_full in two steps: the matching m of f and its scaling (scale, matched,
+/// structurally_singular), then the pairs split from m (needy, partner, pairs); `diag`: |a_jj| (0 where f
+/// has no diagonal entry).
+MatchingPairs matching_scaling_of_full(const FullSymmetric& f, MatchingResult& m, MatchingCosts* costs = nullptr,
+                                       AnalyseProfile* profile = nullptr);
+void add_pairs(const Vector<double>& diag, const MatchingResult& m, MatchingPairs& mp);
+
+/// What add_scaled_weights reads of f, gathered along g's adjacency: edge[e] = |a_vu| for the edge e = (v, u)
+/// and diag[v] = |a_vv| (0 where f has no entry). It does not depend on the scaling, so it can be gathered
+/// beside the matching.
+struct EdgeMagnitudes {
+  Vector<double> edge, diag;
+};
+EdgeMagnitudes edge_magnitudes(const Graph& g, const FullSymmetric& f);
+/// add_scaled_weights from the gathered magnitudes: the same weights, bit for bit.
+void add_scaled_weights(const Graph& g, const EdgeMagnitudes& m, MatchingPairs& mp);
 
 /// Steps 1 to 3, step 1 by `pairs_of_values` (matching_pairs, or pairs computed before), which runs as a task
 /// beside the plain candidate's orderings (they need the pattern only). With `plain` (the plain candidate's

@@ -31,6 +31,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <optional>
 
 #include "analyse/delays.hpp"
 #include "analyse/ordering.hpp"
@@ -50,12 +51,25 @@ namespace detail {
 namespace {
 /// One multiply and one shift per 64-bit value (FNV-1a's byte at a time took 8 multiplies, 1.8 ms per call on
 /// an input of 250 000 values): a filter in front of the exact check, so spreading the patterns met in
-/// practice is all it needs.
+/// practice is all it needs. Arrays go through four independent lanes, combined at the end: one lane is a
+/// chain of dependent multiplies, bound by their latency.
 struct WordHash {
   std::uint64_t h = 1469598103934665603ULL;
-  void add(std::uint64_t v) {
+  static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
     h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
-    h ^= h >> 29;
+    return h ^ (h >> 29);
+  }
+  void add(std::uint64_t v) { h = mix(h, v); }
+  /// p[0] - base, ..., p[count-1] - base
+  template <class T>
+  void add_array(const T* p, size_t count, T base) {
+    std::uint64_t lane[4] = {h, h ^ 0x243F6A8885A308D3ULL, h ^ 0x13198A2E03707344ULL, h ^ 0xA4093822299F31D0ULL};
+    size_t k = 0;
+    for (; k + 4 <= count; k += 4)
+      for (int t = 0; t < 4; ++t) lane[t] = mix(lane[t], static_cast<std::uint64_t>(p[k + t] - base));
+    for (; k < count; ++k) lane[0] = mix(lane[0], static_cast<std::uint64_t>(p[k] - base));
+    h = lane[0];
+    for (int t = 1; t < 4; ++t) add(lane[t]);
   }
 };
 
@@ -133,13 +147,11 @@ std::uint64_t pattern_hash(const CscView& a, const Options& options, const index
   }
   f.add(shape.spral_rule ? 1u : 0u);
   if (a.n <= 0 || !a.ptr) return f.h;
-  const offset_t base = a.base;
-  for (index_t j = 0; j <= a.n; ++j) f.add(static_cast<std::uint64_t>(a.ptr[j] - base));
+  f.add_array(a.ptr, static_cast<size_t>(a.n) + 1, static_cast<offset_t>(a.base));
   const offset_t nnz = a.ptr[a.n] - a.ptr[0];
-  if (a.row)
-    for (offset_t k = 0; k < nnz; ++k) f.add(static_cast<std::uint64_t>(a.row[k] - a.base));
+  if (a.row) f.add_array(a.row, static_cast<size_t>(nnz), static_cast<index_t>(a.base));
   if (options.ordering == Ordering::user && order)
-    for (index_t i = 0; i < a.n; ++i) f.add(static_cast<std::uint64_t>(order[i] - a.base));
+    f.add_array(order, static_cast<size_t>(a.n), static_cast<index_t>(a.base));
   return f.h;
 }
 
@@ -204,7 +216,7 @@ std::shared_ptr<const Symbolic> with_new_scaling(const Analysis& previous, bool 
 
 /// MatchingReuse::keep_compatible: the previous analysis stays good for the new values (the rent-or-buy rule
 /// above). On success `excess` is what keeping it costs more than when it was chosen, in predicted flops.
-bool compatible(const Symbolic& s, const MatchingChoice& mc, const Graph& g, const MatchingPairs& mp,
+bool compatible(const Symbolic& s, const MatchingChoice& mc, const Graph& g, const MatchingPairs& mp, int threads,
                 double& excess) {
   const index_t n = s.n;
   Partition part;
@@ -215,42 +227,68 @@ bool compatible(const Symbolic& s, const MatchingChoice& mc, const Graph& g, con
   Vector<index_t> colcount(static_cast<size_t>(n), 1);
   for (index_t k = 0; k < n; ++k) part.old_of_new[k] = k;
   for (index_t v = 0; v < s.nsup; ++v) colcount[s.sptr[v + 1] - 1] = s.nrow(v) - s.ncol(v) + 1;
-  const DelayPrediction now = predict_delays(g, s.perm, part, colcount, mp.needy, mp.weight, mp.diag);
+  DelayPrediction now;  // the sweep's subtrees side by side (delays.cpp)
+  in_task_team(threads, [&] { now = predict_delays(g, s.perm, part, colcount, mp.needy, mp.weight, mp.diag); });
   const double before = mc.compressed ? mc.compressed_flops : mc.plain_flops;
   return keep_order(before, now.flops, s.kept_excess_flops, g.num_edges(), excess);
 }
 
 /// What a matching re-analysis reads from the input besides the check: the graph (pattern only) and the
-/// matching's scaling and pairs (values). reanalyse_kind computes them beside same_input, as tasks, and uses
-/// them only when the check passes; an error of the values' part is kept for then (a fresh analyse reports
-/// it otherwise).
+/// matching's scaling and pairs with the scaled weights along the graph (values). reanalyse_kind computes
+/// them beside same_input, as tasks, and uses them only when the check passes; an error of the values' part
+/// is kept for then (a fresh analyse reports it otherwise).
 struct MatchingInputs {
   Graph g;
-  FullSymmetric f;
   MatchingPairs mp;
   std::exception_ptr error;
 };
 
-/// The inputs' graph and pairs, the three parts (check, graph, values) side by side on `threads` threads.
+/// The inputs' graph and pairs beside the check, on `threads` threads. The matching's assignment is the
+/// longest part and runs on one thread; what comes before it is split so that it starts early (the graph
+/// beside the full matrix, then the matching's weights half the columns each), and what needs no scaling
+/// runs beside it (the check, the values gathered along the graph for the weights).
 bool same_input_and_matching(const Symbolic& s, const CscView& a, const Options& options, const index_t* order,
                              int threads, MatchingInputs& in) {
   bool same = false;
+  // a step of the values' part, skipped after an error there; its own error is kept in `error`
+  auto values_part = [](std::exception_ptr& error, auto&& step) {
+    if (error) return;
+    try {
+      step();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  };
   in_task_team(threads, [&] {
-    fork_join([&] { same = same_input(s, a, options, order); },
-              [&] {
-                fork_join(
-                    [&] {
-                      InputCheck check;
-                      in.g = clean_pattern(a, check);
-                    },
-                    [&] {
-                      try {
-                        in.mp = matching_pairs_of_values(a, in.f);
-                      } catch (...) {
-                        in.error = std::current_exception();
-                      }
-                    });
-              });
+    FullSymmetric f;
+    fork_join(
+        [&] {
+          InputCheck check;
+          in.g = clean_pattern(a, check);
+        },
+        [&] { values_part(in.error, [&] { f = full_from_view(a); }); });
+    std::optional<MatchingCosts> costs;
+    values_part(in.error, [&] { costs.emplace(f.n, f.ptr.data()); });
+    if (costs) {
+      const index_t half = f.n / 2;
+      fork_join([&] { costs->fill(f.ptr.data(), f.val.data(), half, f.n); },
+                [&] { costs->fill(f.ptr.data(), f.val.data(), 0, half); });
+    }
+    EdgeMagnitudes magnitudes;
+    MatchingResult m;
+    std::exception_ptr gather_error = in.error;  // (the magnitudes are not needed after an error)
+    fork_join(
+        [&] {
+          same = same_input(s, a, options, order);
+          values_part(gather_error, [&] { magnitudes = edge_magnitudes(in.g, f); });
+        },
+        [&] { values_part(in.error, [&] { in.mp = matching_scaling_of_full(f, m, costs ? &*costs : nullptr); }); });
+    if (!in.error) in.error = gather_error;
+    // then the weights beside the pairs (both need only the scaling)
+    std::exception_ptr pairs_error = in.error;
+    fork_join([&] { values_part(in.error, [&] { add_scaled_weights(in.g, magnitudes, in.mp); }); },
+              [&] { values_part(pairs_error, [&] { add_pairs(magnitudes.diag, m, in.mp); }); });
+    if (!in.error) in.error = pairs_error;
   });
   return same;
 }
@@ -268,12 +306,12 @@ Analysis reanalyse_same_pattern(const Analysis& previous, const CscView& a, cons
   // the graph as analyse builds it (the same adjacency order), for the pairs' delay predictions
   const Graph& g = in.g;
   MatchingPairs& mp = in.mp;
-  add_scaled_weights(g, in.f, mp);
-  in.f = FullSymmetric();
   const MatchingChoice& mc = *s.matching_choice;
   double excess = 0.0;
   const bool same_pairs = mp.partner == mc.candidate_partner;
-  if (same_pairs || (matching_reuse() == MatchingReuse::keep_compatible && compatible(s, mc, g, mp, excess))) {
+  const int threads = analyse_threads(options.num_threads, a.n);
+  if (same_pairs ||
+      (matching_reuse() == MatchingReuse::keep_compatible && compatible(s, mc, g, mp, threads, excess))) {
     if (kind) *kind = same_pairs ? ReuseKind::same_pairs : ReuseKind::kept_order;
     std::shared_ptr<const Symbolic> sym = with_new_scaling(previous, in_place, mp, excess);
     set_analysis_flag(*sym, inform);
@@ -315,8 +353,6 @@ Analysis reanalyse_kind(const Analysis& previous, const CscView& a, const Option
     throw Error(flag::allocation, inform.message);
   }
   if (!same && matching && !in.error) {  // another input: analysed afresh with the pairs computed for it
-    add_scaled_weights(in.g, in.f, in.mp);
-    in.f = FullSymmetric();
     OrderingHint hint;
     hint.pairs = &in.mp;
     return analyse_profiled(a, options, inform, order, nullptr, &hint);

@@ -22,11 +22,26 @@ struct MatchingResult {
   Vector<double> row_log_scale, col_log_scale;
 };
 
+/// The weights of max_product_matching: cost[k] = log max_i |a_ij| - log |a_kj| for entry k of column j
+/// (infinity for an explicit zero) and logmax[j] = log max_i |a_ij| (0 for an empty column). Every column is
+/// computed on its own, so the columns can be split between threads (fill) without changing a bit.
+struct MatchingCosts {
+  Vector<double> cost, logmax;
+  /// Storage for n columns and colptr[n] entries (values unset).
+  MatchingCosts(index_t n, const offset_t* colptr);
+  /// Columns [j0, j1) of the matrix (colptr, val).
+  void fill(const offset_t* colptr, const double* val, index_t j0, index_t j1);
+};
+
 /// Maximum-product matching: among matchings of maximum cardinality, maximizes the product of
 /// |a_{row_of_col[j], j}|. Weights c_ij = log max_k |a_kj| - log |a_ij| >= 0 are minimized by an initial
 /// greedy assignment followed by shortest augmenting paths (Dijkstra with reduced costs).
 /// Throws Error(bad_input) on malformed input (indices out of range, n < 0).
 MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val);
+/// The same with the weights of this matrix computed beforehand (all columns filled); they are taken over
+/// (moved from).
+MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val,
+                                    MatchingCosts& costs);
 
 /// The start of every matching: checks the input (n >= 0; for n > 0 colptr given, rowind and val too when
 /// there are entries, colptr[0] = 0 and nondecreasing, row indices in [0, n); else Error(bad_input), the

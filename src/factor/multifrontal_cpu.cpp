@@ -296,38 +296,58 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
 
   std::string err_msg;
   std::atomic<int> err_code{0};
+  // nodes [lo, hi] in postorder, unless an error was met; the first error is kept
+  auto run_nodes = [&](index_t lo, index_t hi) {
+    if (err_code.load(std::memory_order_relaxed) != 0) return;
+    try {
+      for (index_t s = lo; s <= hi; ++s) factor_node(ctx, s);
+    } catch (const Error& e) {
+#pragma omp critical(ssids_factor_error)
+      if (err_code.load() == 0) { err_msg = e.what(); err_code.store(e.code()); }
+    } catch (const std::bad_alloc&) {
+#pragma omp critical(ssids_factor_error)
+      if (err_code.load() == 0) { err_msg = "host allocation failed during factorization"; err_code.store(flag::allocation); }
+    }
+  };
+  // Units (and upper nodes without children) are tasks; an upper node is factorized by whichever task
+  // finishes its last child (pending counts its children still to come), which then goes on up the tree,
+  // so no thread waits for a whole level while a node could start. Which thread factorizes a node never
+  // changes what it computes.
+  Vector<std::atomic<index_t>> pending(nsup);
+  for (index_t s = 0; s < nsup; ++s) pending[s].store(0, std::memory_order_relaxed);
+  for (index_t s = 0; s < nsup; ++s)
+    if (sym.sparent[s] >= 0 && upper[sym.sparent[s]]) pending[sym.sparent[s]].fetch_add(1, std::memory_order_relaxed);
+  Vector<index_t> upper_leaves;  // upper nodes without children: ready from the start
+  for (index_t s = 0; s < nsup; ++s)
+    if (upper[s] && pending[s].load(std::memory_order_relaxed) == 0) upper_leaves.push_back(s);
+  // a child of p has been factorized (p < 0: a root): p and the ancestors it completes in turn
+  auto child_done = [&](index_t p) {
+    while (p >= 0 && pending[p].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      run_nodes(p, p);
+      p = sym.sparent[p];
+    }
+  };
 #pragma omp parallel num_threads(nthreads)
   {
     // BLAS must run single-threaded inside the tree traversal, whatever the team size: OpenBLAS' OpenMP
     // build asks omp_get_max_threads() when the team is inactive (a team of one), and its multithreaded
     // kernels round differently. This sets the calling thread's (and its tasks') nthreads ICV only.
     omp_set_num_threads(1);
-#pragma omp for schedule(dynamic, 1)
-    for (size_t u = 0; u < unit_roots.size(); ++u) {
-      index_t root = unit_roots[u];
-      try {
-        for (index_t s = first[root]; s <= root; ++s) factor_node(ctx, s);
-      } catch (const Error& e) {
-#pragma omp critical(ssids_factor_error)
-        if (err_code.load() == 0) { err_msg = e.what(); err_code.store(e.code()); }
-      } catch (const std::bad_alloc&) {
-#pragma omp critical(ssids_factor_error)
-        if (err_code.load() == 0) { err_msg = "host allocation failed during factorization"; err_code.store(flag::allocation); }
+#pragma omp single
+    {
+      for (size_t u = 0; u < unit_roots.size(); ++u) {
+        const index_t root = unit_roots[u];
+#pragma omp task firstprivate(root) shared(run_nodes, child_done, first, sym)
+        {
+          run_nodes(first[root], root);
+          child_done(sym.sparent[root]);
+        }
       }
-    }
-    for (index_t l = sym.num_levels - 1; l >= 0; --l) {
-#pragma omp for schedule(dynamic, 1)
-      for (index_t k = sym.level_ptr[l]; k < sym.level_ptr[l + 1]; ++k) {
-        index_t s = sym.level_nodes[k];
-        if (!upper[s] || err_code.load(std::memory_order_relaxed) != 0) continue;
-        try {
-          factor_node(ctx, s);
-        } catch (const Error& e) {
-#pragma omp critical(ssids_factor_error)
-          if (err_code.load() == 0) { err_msg = e.what(); err_code.store(e.code()); }
-        } catch (const std::bad_alloc&) {
-#pragma omp critical(ssids_factor_error)
-          if (err_code.load() == 0) { err_msg = "host allocation failed during factorization"; err_code.store(flag::allocation); }
+      for (const index_t s : upper_leaves) {
+#pragma omp task firstprivate(s) shared(run_nodes, child_done, sym)
+        {
+          run_nodes(s, s);
+          child_done(sym.sparent[s]);
         }
       }
     }
@@ -343,32 +363,52 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
                                           std::to_string(res[s].failed_column) + " (0-based) is not positive");
   }
 
-  // gather into the shared layout, summing statistics in node order
+  // gather into the shared layout: first every node's place and the statistics (integers) in node order,
+  // then the copies, node by node on the team (each node writes only its own places)
   out.n = sym.n;
   out.nodes.resize(nsup);
-  offset_t rsize = 0;
-  for (index_t s = 0; s < nsup; ++s) rsize += res[s].m;
-  out.rows.resize(rsize);
-  out.pivot_var.resize(sym.n);
-  if (mode == Mode::indefinite) {
-    out.d.assign(2 * static_cast<size_t>(sym.n), 0.0);
-    out.dinv.assign(2 * static_cast<size_t>(sym.n), 0.0);
-  }
   offset_t rp = 0;
   index_t pos = 0;
   offset_t num_factor = 0, num_flops = 0;
   int num_delay = 0, maxfront = 0;
   DenseLdltStats tot;
   for (index_t s = 0; s < nsup; ++s) {
-    NodeResult& r = res[s];
+    const NodeResult& r = res[s];
     NodeFactor& f = out.nodes[s];
     f.nelim = r.nelim;
     f.nrow = r.m;
     f.ndelay_in = r.ndelay_in;
     f.pos = pos;
     f.row_ptr = rp;
+    rp += r.m;
+    pos += r.nelim;
+    num_delay += r.p - r.nelim;
+    maxfront = std::max<int>(maxfront, r.m);
+    const offset_t m = r.m, ne = r.nelim;
+    num_factor += m * ne - ne * (ne - 1) / 2;
+    for (offset_t k = 0; k < ne; ++k) {
+      offset_t below = m - k - 1;
+      num_flops += below * below + 2 * below;
+    }
+    tot.num_two += r.stats.num_two;
+    tot.num_neg += r.stats.num_neg;
+    tot.num_pos += r.stats.num_pos;
+    tot.num_zero += r.stats.num_zero;
+  }
+  if (pos != sym.n) throw Error(flag::unknown, "internal error: not every column was eliminated");
+  out.rows.resize(rp);
+  out.pivot_var.resize(sym.n);
+  if (mode == Mode::indefinite) {
+    out.d.assign(2 * static_cast<size_t>(sym.n), 0.0);
+    out.dinv.assign(2 * static_cast<size_t>(sym.n), 0.0);
+  }
+#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 64)
+  for (index_t s = 0; s < nsup; ++s) {
+    NodeResult& r = res[s];
+    NodeFactor& f = out.nodes[s];
+    const index_t pos = f.pos;
     f.l = std::move(r.l);
-    std::copy(r.vars.begin(), r.vars.end(), out.rows.begin() + rp);
+    std::copy(r.vars.begin(), r.vars.end(), out.rows.begin() + f.row_ptr);
     for (index_t k = 0; k < r.nelim; ++k) out.pivot_var[pos + k] = r.vars[k];
     if (mode == Mode::indefinite) {
       for (index_t k = 0; k < r.nelim; ++k) {
@@ -388,22 +428,7 @@ void factor_multifrontal_cpu(const Symbolic& sym, const double* val, const doubl
         }
       }
     }
-    rp += r.m;
-    pos += r.nelim;
-    num_delay += r.p - r.nelim;
-    maxfront = std::max<int>(maxfront, r.m);
-    const offset_t m = r.m, ne = r.nelim;
-    num_factor += m * ne - ne * (ne - 1) / 2;
-    for (offset_t k = 0; k < ne; ++k) {
-      offset_t below = m - k - 1;
-      num_flops += below * below + 2 * below;
-    }
-    tot.num_two += r.stats.num_two;
-    tot.num_neg += r.stats.num_neg;
-    tot.num_pos += r.stats.num_pos;
-    tot.num_zero += r.stats.num_zero;
   }
-  if (pos != sym.n) throw Error(flag::unknown, "internal error: not every column was eliminated");
 
   inform.num_delay = num_delay;
   inform.maxfront = maxfront;

@@ -47,8 +47,10 @@ Vector<double> symmetrize_matching_scaling(const FullSymmetric& a, const Matchin
 
 /// Scaling::matching. `match` (optional) receives the matching itself. When the optimal duals are not unique
 /// and drift beyond |log s_i| = 200 (possible on structurally singular saddle-point matrices), the
-/// equilibration scaling is returned instead (info.fallback).
-Vector<double> matching_scaling(const FullSymmetric& a, ScalingInfo& info, MatchingResult* match = nullptr);
+/// equilibration scaling is returned instead (info.fallback). `costs`: the matching's weights of `a`, computed
+/// beforehand (see max_product_matching).
+Vector<double> matching_scaling(const FullSymmetric& a, ScalingInfo& info, MatchingResult* match = nullptr,
+                                MatchingCosts* costs = nullptr);
 
 /// Scaling::auction: an approximate maximum-product matching by an epsilon-scaled auction (a fixed number of
 /// rounds and bids). The duals are made exactly feasible afterwards, so |s_i a_ij s_j| <= 1 still holds for

@@ -43,8 +43,10 @@ Vector<double> symmetrize_matching_scaling(const FullSymmetric& a, const Matchin
   return s;
 }
 
-Vector<double> matching_scaling(const FullSymmetric& a, ScalingInfo& info, MatchingResult* match) {
-  MatchingResult m = max_product_matching(a.n, a.ptr.data(), a.row.data(), a.val.data());
+Vector<double> matching_scaling(const FullSymmetric& a, ScalingInfo& info, MatchingResult* match,
+                                MatchingCosts* costs) {
+  MatchingResult m = costs ? max_product_matching(a.n, a.ptr.data(), a.row.data(), a.val.data(), *costs)
+                           : max_product_matching(a.n, a.ptr.data(), a.row.data(), a.val.data());
   info.matched = m.matched;
   info.structurally_singular = m.matched < a.n;
   // Optimal duals need not be unique: when the graph leaves them a free direction (seen on structurally

@@ -4,7 +4,10 @@
 #include "solve/solve_cpu.hpp"
 #include "common/cpu_clones.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <functional>
 
 namespace ssids {
 namespace detail {
@@ -16,6 +19,9 @@ namespace {
 /// which the hardware prefetchers do not follow): prefetching 8 columns ahead made the solve on
 /// gen:kkt-ipm:30000:20000:15 about 30% faster (bench/NOTES.md). Prefetches change no arithmetic.
 constexpr index_t kPrefetchColumns = 8;
+
+/// The backward sweep's subtrees under 1/kBackwardParts of L are swept by one task each.
+constexpr double kBackwardParts = 16.0;
 
 /// Asks for the cache lines of rows [from, m) of the column at col (a hint only).
 inline void prefetch_column(const double* col, index_t from, index_t m) noexcept {
@@ -106,11 +112,11 @@ void solve_diagonal_cpu(const NumericFactors& f, int nrhs, double* x, offset_t l
 
 void solve_backward_cpu(const NumericFactors& f, int nrhs, double* x, offset_t ldx) {
   const bool unit = f.mode == Mode::indefinite;
-  Vector<double> buf;
-  for (auto it = f.nodes.rbegin(); it != f.nodes.rend(); ++it) {
-    const NodeFactor& nd = *it;
+  // node s: its pivots' entries from its rows' (the pivots of s and of its ancestors)
+  auto node = [&](index_t s, Vector<double>& buf) {
+    const NodeFactor& nd = f.nodes[s];
     const index_t m = nd.nrow, ne = nd.nelim;
-    if (ne == 0) continue;
+    if (ne == 0) return;
     const index_t* rows = f.rows.data() + nd.row_ptr;
     const double* l = f.lblock(nd);
     buf.resize(m);
@@ -120,7 +126,58 @@ void solve_backward_cpu(const NumericFactors& f, int nrhs, double* x, offset_t l
       backward_node(l, m, ne, unit, buf.data());
       for (index_t i = 0; i < ne; ++i) xr[rows[i]] = buf[i];
     }
+  };
+  const index_t nsup = static_cast<index_t>(f.nodes.size());
+  const Symbolic* sym = f.symbolic.get();
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  double total = 0.0;
+  for (const NodeFactor& nd : f.nodes) total += static_cast<double>(nd.nrow) * nd.nelim;
+  Vector<double> buf;
+  if (threads <= 1 || f.device || !sym || sym->nsup != nsup || total < kParallelBackwardEntries) {
+    for (index_t s = nsup - 1; s >= 0; --s) node(s, buf);
+    return;
   }
+  // A node reads only its ancestors' pivots and writes only its own, so once it is done its children's
+  // subtrees are independent: each becomes a task (a subtree of less than 1/kBackwardParts of L is swept by
+  // its task in reverse postorder). Every node computes what the serial sweep computes.
+  const size_t us = static_cast<size_t>(nsup);
+  Vector<double> work(us, 0.0);
+  Vector<index_t> first(us);
+  for (index_t s = 0; s < nsup; ++s) first[s] = s;
+  for (index_t s = 0; s < nsup; ++s) {
+    work[s] += static_cast<double>(f.nodes[s].nrow) * f.nodes[s].nelim;
+    const index_t p = sym->sparent[s];
+    if (p >= 0) {
+      work[p] += work[s];
+      first[p] = std::min(first[p], first[s]);
+    }
+  }
+  const double small = total / kBackwardParts;
+  // one buffer per thread, of the largest front (a node has no task scheduling point, and nothing inside the
+  // tasks allocates)
+  index_t maxrow = 0;
+  for (const NodeFactor& nd : f.nodes) maxrow = std::max(maxrow, nd.nrow);
+  Vector<Vector<double>> bufs(static_cast<size_t>(threads), Vector<double>(static_cast<size_t>(maxrow)));
+  std::function<void(index_t)> visit = [&](index_t s) {
+    Vector<double>& own = bufs[omp_get_thread_num()];
+    if (work[s] < small) {
+      for (index_t t = s; t >= first[s]; --t) node(t, own);
+      return;
+    }
+    node(s, own);
+    for (index_t c = sym->child_ptr[s + 1] - 1; c >= sym->child_ptr[s]; --c) {
+      const index_t ch = sym->child_list[c];
+#pragma omp task firstprivate(ch) shared(visit)
+      visit(ch);
+    }
+  };
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+  for (index_t s = nsup - 1; s >= 0; --s)
+    if (sym->sparent[s] < 0) {
+#pragma omp task firstprivate(s) shared(visit)
+      visit(s);
+    }
 }
 
 }  // namespace detail
