@@ -16,9 +16,10 @@ namespace gpu {
 
 namespace {
 
-/// A thread block as a team of warps (small_front_core.hpp's Team). Reductions are over one warp (shuffles only):
-/// every warp evaluates pivot candidates on its own, and pick_first combines the warps' choices through `pick`
-/// (two alternating areas of 3 x 32 ints of shared memory).
+/// A thread block as a team of warps (small_front_core.hpp's Team). Reductions are over one warp (shuffles and
+/// warp reductions, no shared memory): every warp evaluates pivot candidates on its own, and pick_first and
+/// share_group0 hand the warps' choices to every thread through `pick` (two alternating areas of 3 x 32 ints of
+/// shared memory).
 struct BlockTeam {
   int tid, nth, group, ngroups, lane;
   static constexpr int nlanes = 32;
