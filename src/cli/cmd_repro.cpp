@@ -1,4 +1,4 @@
-// cmd_repro.cpp — `ssids repro`: the reproducibility harness (issue 8). For every configuration
+// cmd_repro.cpp — `ssids repro`: the reproducibility harness. For every configuration
 // (backend x thread count) it analyses once, then factorizes and solves N times with b = A*x_true, and
 // compares SHA-256 fingerprints (ssids/fingerprint.hpp) of the factors and the solutions bitwise.
 //

@@ -80,9 +80,9 @@ struct WindowResult {
 
 /// Column block of the contribution-block updates: a region big enough for plain cuBLAS pieces is cut at
 /// multiples of it (plan_updates, cuda/level_kernels_cuda.cu). zero_fronts clears the fully summed columns entirely and the
-/// contribution block from the top of each column's block. Since session 11 nothing writes above the diagonal
-/// of a contribution block (the diagonal blocks go to the tensor-core kernel, lower triangle only), so the
-/// clearing could start at the diagonal; it still starts at the block top (a superset, kept with its twin).
+/// contribution block from the top of each column's block. Nothing writes above the diagonal of a
+/// contribution block (the diagonal blocks go to the tensor-core kernel, lower triangle only), so the clearing
+/// could start at the diagonal; it starts at the block top (a superset, the same as its twin's).
 constexpr int cb_gemm_col_block = 256;
 
 /// First row of column j (j >= p) of a front that zero_fronts clears: the top of the column's DGEMM block.

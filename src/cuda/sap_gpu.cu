@@ -144,7 +144,7 @@ class GpuSapImpl final : public GpuSap, public KrylovSpace {
     pcr_.reset();
     if (use_pcr()) {
       // K = 1, SaP-D: the block-diagonal preconditioner is one tridiagonal matrix with the couplings dropped;
-      // the partitioned cyclic reduction (ssids/tridiag.hpp) solves it (issue 10, item 4c). A tiny pivot, which
+      // the partitioned cyclic reduction (ssids/tridiag.hpp) solves it. A tiny pivot, which
       // the banded LU would boost, falls back to the banded kernels.
       DeviceBuffer<double> tri;
       tri.reserve_discard(3 * static_cast<std::size_t>(n_));

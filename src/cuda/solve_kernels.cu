@@ -21,11 +21,10 @@ namespace {
 #ifndef SSIDS_SOLVE_FWD_BATCH
 #define SSIDS_SOLVE_FWD_BATCH (solve_slabs - 1)
 #endif
-/// Resident blocks per multiprocessor the sweep kernels are compiled for (bounds their registers). Session 5
-/// (per-block tasks only): forward 8.9 ms with one block per multiprocessor, 5.0 ms with three (80
-/// registers). Session 8 (compact nodes, batched waits; 69 KB of shared memory per block): the forward at
-/// three spills ~0.5 KB per thread and is slower than at two (H200, laplace3d:80 with presolve: 2.69 against
-/// 2.39 ms); the backward at two: 1.99 against 2.11 ms (one: 214 registers, two: 128 with ~0.1 KB spilled).
+/// Resident blocks per multiprocessor the sweep kernels are compiled for (bounds their registers): two for the
+/// forward sweep (one block per multiprocessor was much slower; at three it spills ~0.5 KB per thread and was
+/// slower than at two) and two for the backward sweep (one block needs 214 registers; two fit in 128 with
+/// ~0.1 KB spilled and were faster). Measurements in bench/NOTES.md, "GPU solve".
 constexpr int fwd_min_blocks = SSIDS_SOLVE_FWD_MIN_BLOCKS;
 constexpr int bwd_min_blocks = SSIDS_SOLVE_BWD_MIN_BLOCKS;
 /// Forward: the most solved tiles of its node a row-block task takes in one batch (one wait, one load of

@@ -1,4 +1,4 @@
-// solve_kernels.cuh — task records and launchers of the GPU solve (issue 5).
+// solve_kernels.cuh — task records and launchers of the GPU solve.
 //
 // The factors stay where the GPU factorization left them: node s has an m x ne block of L (column-major,
 // ld m) at l + l_off and its m row variables (original indices) at rows + rows_off; the first ne rows are
@@ -64,9 +64,8 @@ static_assert(solve_compact_blocks <= solve_chunk_blocks, "a compact node must n
 /// Forward: row blocks after a node's pivots per task (a row group: its rows in slabs, the rest of the slabs
 /// hold batches of solved tiles), at most; a node of ntile tiles takes solve_row_group_items / ntile of them
 /// (at least one), so that a group's blocks of L stay few where the node's tiles are many (the top of the
-/// tree, where a long group task would hold up the parent). H200, session 9, laplace3d:80 with presolve:
-/// groups of 4 everywhere 4.25 ms, one row block per task 4.22 ms; budgets of 16 / 32 / 64 blocks 3.68 /
-/// 3.66 / 3.62 ms (without presolve 6.96 / 6.83 / 6.55 ms).
+/// tree, where a long group task would hold up the parent). The budget was chosen by measurement on
+/// gen:laplace3d:80 (bench/NOTES.md, "GPU solve"): fixed groups and one row block per task were slower.
 #ifndef SSIDS_SOLVE_ROW_GROUP_ITEMS
 #define SSIDS_SOLVE_ROW_GROUP_ITEMS 64
 #endif
@@ -87,9 +86,9 @@ static_assert(solve_row_group < solve_slabs, "a row group leaves a slab for solv
 #endif
 /// Stages of the block stream: as many as fit in solve_smem_budget bytes per block (two resident blocks per
 /// multiprocessor of 228 KB) with the slabs of nrhs right-hand sides, between 2 and solve_max_stages (the
-/// stream's waits handle up to 4). Default 2 (one block in flight while one is used): with 3 (for nrhs <= 3),
-/// laplace3d:80 with presolve took 4.25 against 3.99 ms and stokes3d:51 5.37 against 4.90 ms (H200, session 9;
-/// 104 KB of shared memory per block leaves the multiprocessor less L1).
+/// stream's waits handle up to 4). Default 2 (one block in flight while one is used): 3 stages were slower on
+/// gen:laplace3d:80 and gen:stokes3d:51 (bench/NOTES.md, "GPU solve"), since 104 KB of shared memory per
+/// block leaves the multiprocessor less L1.
 constexpr int solve_max_stages = SSIDS_SOLVE_MAX_STAGES;
 constexpr int solve_smem_budget = SSIDS_SOLVE_SMEM_BUDGET;
 static_assert(solve_max_stages >= 2 && solve_max_stages <= 4, "2 to 4 stages");

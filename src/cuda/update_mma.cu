@@ -14,8 +14,8 @@
 // (launch_update_mma's aligned16).
 //
 // A tile may also be one of a full rectangle (UpdateTask::full: the pieces of a big region that cuBLAS does not
-// take, plan_updates in level_kernels_cuda.cu). Used by the factorization for every update that is not a plain cublasDgemm
-// piece since session 11; rates per level against cuBLAS in bench/NOTES.md (sessions 10 and 11).
+// take, plan_updates in level_kernels_cuda.cu). The factorization uses it for every update that is not a plain
+// cublasDgemm piece; rates per level against cuBLAS are in bench/NOTES.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -271,8 +271,8 @@ int mma_shape = 1;  // m16n8k4: the fastest of the four on the H200 (bench_level
 // multiprocessor (bounding its 212 registers to 128 spills heavily). Rows padded by 4: the 8-byte fragment
 // loads of a half-warp (4 k rows x 4 entries) hit distinct banks. When every task's L and W are 16-byte aligned
 // with even leading dimensions (the contribution updates of aligned fronts), the stage copies move two rows per
-// cp.async (16 bytes, through L2 only): the same sums, 1-1.5 points of DGEMM faster in the factorization (H200,
-// bench/NOTES.md, session 13).
+// cp.async (16 bytes, through L2 only): the same sums, 1-1.5 points of DGEMM faster in the factorization
+// (bench/NOTES.md).
 template <int SHAPE>
 void launch_shape(const UpdateTask* tasks, int ntasks, long long ntiles, int bm, bool aligned16, cudaStream_t s) {
   if (bm == 128) {
