@@ -55,8 +55,9 @@ struct Options {
   int num_threads = 0;
   int cpu_block_size = 128;            ///< block (panel) size of the dense CPU kernels
   /// Backend::automatic uses the GPU (when one is present) from this many predicted flops on. 2e6: where the GPU
-  /// factorization of a repeated analysis overtook the 16-core CPU path on an H100 host (bench/NOTES.md, issue
-  /// 31's crossover); a process's first GPU factorization also pays about 0.1 s of CUDA start-up.
+  /// factorization of a repeated analysis overtook the 16-core CPU path (bench/NOTES.md, the automatic
+  /// backend's crossover); a process's first GPU factorization also pays the CUDA context and the analysis'
+  /// device set-up (0.2–0.8 s, bench/NOTES.md).
   std::int64_t min_gpu_work = 2000000LL;
   /// GPU backend: invert the diagonal block of every node of L in super-blocks of 512 columns after the
   /// factorization, so that the solve multiplies by them instead of solving triangles, with far fewer

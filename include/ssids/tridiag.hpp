@@ -71,8 +71,8 @@ class Solver {
   std::shared_ptr<const detail::TridiagFactors> f_;
 };
 
-/// ONE right-hand side of a matrix used once, on the GPU, nothing kept (0.81 ms for n = 10^7 on an H200, as fast
-/// as cuSPARSE gtsv2_nopivot within 2%): the rows are cut into chunks of 8,
+/// ONE right-hand side of a matrix used once, on the GPU, nothing kept (as fast as cuSPARSE's gtsv2_nopivot,
+/// bench/NOTES.md): the rows are cut into chunks of 8,
 /// one thread per chunk eliminates its interior (Thomas, three right-hand sides in registers: the solution and
 /// the two spikes) and writes the chunk's two reduced rows; the reduced system (a quarter of the order) is
 /// treated the same way until it has one or two rows; then each level is swept back up, recomputing each

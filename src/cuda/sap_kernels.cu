@@ -460,7 +460,7 @@ __global__ void __launch_bounds__(kReducedThreads) reduced_kernel(Parts P, const
   int* piv = pivs + static_cast<long long>(m) * i;
   const int tid = threadIdx.x, nt = blockDim.x;  // nt == kReducedThreads
   // R = I - W V; every entry subtracts its products in ascending t. Single precision: 128 x 128 tiles with
-  // 4 x 4 entries per thread in registers (measured 3x faster on the H200); double precision: one entry at a
+  // 4 x 4 entries per thread in registers (about 3x faster than one entry); double precision: one entry at a
   // time (the 4 x 4 double tiles spill at 1024 threads and were measured slower than this)
   if constexpr (!std::is_same<T, float>::value) {
     for (long long e = tid; e < mm; e += nt) {

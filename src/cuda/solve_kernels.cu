@@ -28,7 +28,7 @@ namespace {
 constexpr int fwd_min_blocks = SSIDS_SOLVE_FWD_MIN_BLOCKS;
 constexpr int bwd_min_blocks = SSIDS_SOLVE_BWD_MIN_BLOCKS;
 /// Forward: the most solved tiles of its node a row-block task takes in one batch (one wait, one load of
-/// their rows; 1 gives back the tile-by-tile waits: laplace3d:80 with presolve, forward 2.89 against 2.69 ms).
+/// their rows; 1 gives back the tile-by-tile waits, which were slower: bench/NOTES.md, "GPU solve").
 constexpr int fwd_batch_tiles = SSIDS_SOLVE_FWD_BATCH;
 
 __global__ void __launch_bounds__(NT, fwd_min_blocks) forward_sweep_kernel(SolveArgs a) {

@@ -1,8 +1,8 @@
 // update_mma.cu — the contribution-block updates C -= L W^T (lower triangles of a level's regions) on the FP64
 // tensor cores, all regions of a level in one launch.
 //
-// cuBLAS's grouped DGEMM runs these at about half of DGEMM's rate (bench_level_update, H200: ~30 against
-// ~60 TFlop/s on the same shapes), and one plain DGEMM per piece costs a launch each. Here one thread block
+// cuBLAS's grouped DGEMM runs these at about half of DGEMM's rate on the same shapes (bench_level_update,
+// bench/NOTES.md), and one plain DGEMM per piece costs a launch each. Here one thread block
 // computes one BM x BM tile of one region's lower triangle (tiles above the diagonal are not computed, the
 // strict upper part of a diagonal tile is not written): the inner dimension is streamed through STAGES
 // shared-memory stages of BK columns by cp.async, each warp holds a (BM / WARPS_M) x (BM / WARPS_N) block of
@@ -264,7 +264,7 @@ void launch_mma(const UpdateTask* tasks, int ntasks, long long ntiles, cudaStrea
   check_launch("update_mma_kernel");
 }
 
-int mma_shape = 1;  // m16n8k4: the fastest of the four on the H200 (bench_level_update --mma-shape)
+int mma_shape = 1;  // m16n8k4: the fastest of the four where measured (bench_level_update --mma-shape)
 
 // Tiles of 64: 4 warps of 32 x 32, registers bounded for 4 blocks per multiprocessor (a few bytes spilled;
 // faster than 3 blocks on levels of many small fronts). Tiles of 128: 8 warps of 64 x 32, one block per
