@@ -138,13 +138,14 @@ struct LowerPart {
   /// True (and the copy made) when the arrays need it.
   bool extract(int n, const int64_t* p, const int* r, const double* v, int base) {
     if (n <= 0 || !p || !r || p[0] < base) return false;
-    bool ordered = true;
-    for (int j = 0; j < n; ++j) ordered &= p[j + 1] >= p[j];
-    if (!ordered) return false;
-    int64_t upper = 0;  // rows 0 <= i < j in column j
-    for (int j = 0; j < n; ++j)
-      for (int64_t k = p[j] - base; k < p[j + 1] - base; ++k)
-        upper += static_cast<unsigned>(r[k] - base) < static_cast<unsigned>(j);
+    int64_t upper = 0;
+    for (int j = 0; j < n; ++j) {
+      if (p[j + 1] < p[j]) return false;
+      for (int64_t k = p[j] - base; k < p[j + 1] - base; ++k) {
+        const int i = r[k] - base;
+        upper += i >= 0 && i < j;
+      }
+    }
     if (upper == 0 && p[0] == base) return false;
     dropped = static_cast<int>(upper);
     ptr.assign(static_cast<std::size_t>(n) + 1, 0);
