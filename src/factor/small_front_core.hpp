@@ -501,11 +501,15 @@ SSIDS_HOST_DEVICE void cb_update(Team& t, const FrontRef& f, const double* d, co
 /// by side, in rounds of one candidate per group (k + 1 + g in the first), and the smallest passing one of the
 /// first round that has one is taken (one barrier per round, after which the front may be written): the same
 /// choice as testing them one by one, in the time of one test per round. Candidate k is tested alone because it
-/// usually passes, and a round waits for its slowest group. Returns the new k.
+/// usually passes, and a round waits for its slowest group; but after a pivot found past k, the candidate now at
+/// k is one that failed, and it joins the first round. Returns the new k.
 template <class Team>
 SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, double u, double small, int* vars,
                                     double* d, SmallWork& ws) {
   bool ready = false;  // ws.gpart holds column k's maximum below its diagonal (left by the last pivot)
+  // the last pivot was found past candidate k: the candidates before it failed, and one of them is now at k, so
+  // candidate k is tested in the first round with the following ones instead of alone first
+  bool after_rounds = false;
   while (k < e) {
     int j = e, kind = kind_none, r = -1;
     bool tested_1x1 = false;
@@ -520,21 +524,25 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
       ready = false;
     }
     if (kind == kind_none) {
-      // candidate k by group 0; its answer reaches every thread through a barrier, also the one needed before the
-      // pivot writes the front
-      int rk = -1, kind_k = kind_none;
-      if (t.group == 0) kind_k = evaluate_candidate(t, f, k, k, e, u, small, tested_1x1, rk);
-      t.share_group0(kind_k, rk);
-      if (kind_k != kind_none) {
-        j = k;
-        kind = kind_k;
-        r = rk;
+      int first_round = k;
+      if (!after_rounds) {
+        // candidate k by group 0; its answer reaches every thread through a barrier, also the one needed before
+        // the pivot writes the front
+        int rk = -1, kind_k = kind_none;
+        if (t.group == 0) kind_k = evaluate_candidate(t, f, k, k, e, u, small, tested_1x1, rk);
+        t.share_group0(kind_k, rk);
+        if (kind_k != kind_none) {
+          j = k;
+          kind = kind_k;
+          r = rk;
+        }
+        first_round = k + 1;
       }
-      for (int c0 = k + 1; c0 < e && j >= e; c0 += t.ngroups) {  // then rounds of one candidate per group
+      for (int c0 = first_round; c0 < e && j >= e; c0 += t.ngroups) {  // rounds of one candidate per group
         const int c = c0 + t.group;
         if (c < e) {
           int rc = -1;
-          const int kc = evaluate_candidate(t, f, k, c, e, u, small, false, rc);
+          const int kc = evaluate_candidate(t, f, k, c, e, u, small, c == k && tested_1x1, rc);
           if (kc != kind_none) {
             j = c;
             kind = kc;
@@ -545,6 +553,7 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
       }
       if (j >= e) break;  // every candidate failed
     }
+    after_rounds = j > k;
     if (kind == kind_zero) {
       k = pivot_zero(t, f, k, j, vars, d, ws);
     } else if (kind == kind_1x1) {
