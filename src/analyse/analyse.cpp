@@ -25,6 +25,7 @@
 #include "analyse/symbolic.hpp"
 #include "analyse/tasks.hpp"
 #include "analyse/validate.hpp"
+#include "common/gpu_warmup.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
 
@@ -143,6 +144,10 @@ void print_profile(const detail::AnalyseProfile& p) {
 
 namespace detail {
 
+/// Problems from this many rows up have, as a rule, fronts whose updates go to cuBLAS on the GPU (contribution
+/// blocks of 2 * plain_gemm_min_dim() rows): the warm-up of a GPU-backend analysis opens cuBLAS for them too.
+constexpr index_t kWarmupCublasRows = 100000;
+
 Analysis analyse_profiled(const CscView& a, const Options& options, Inform& inform, const index_t* order,
                           AnalyseProfile* profile, const OrderingHint* hint) {
   const auto t0 = clock_type::now();
@@ -152,7 +157,11 @@ Analysis analyse_profiled(const CscView& a, const Options& options, Inform& info
   const bool verbose = options.print_level > 0;
   if (!profile && verbose) profile = &local;
   try {
+    // a GPU factorization will follow: its device's context is created beside the ordering
+    std::shared_ptr<void> warmup =
+        options.backend == Backend::gpu ? start_gpu_warmup(a.n >= kWarmupCublasRows) : nullptr;
     std::shared_ptr<const detail::Symbolic> sym = run_analyse(a, options, inform, order, profile, hint);
+    if (warmup) sym->gpu_cache->gpu_warmup = std::move(warmup);
     detail::copy_analysis_statistics(*sym, inform);
     inform.time_analyse = seconds_since(t0);
     if (verbose) print_profile(*profile);

@@ -16,13 +16,17 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <string>
 
+#include "common/gpu_warmup.hpp"
+#include "cuda/cublas_loader.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_factors.cuh"
 #include "cuda/front_kernels.cuh"
@@ -261,6 +265,40 @@ bool gpu_available(std::string* why) {
   return true;
 }
 
+namespace {
+/// The warm-up thread's completion; std::async's future waits in its destructor.
+struct GpuWarmup {
+  std::future<void> done;
+};
+}  // namespace
+
+std::shared_ptr<void> start_gpu_warmup(bool with_cublas) {
+  static std::atomic<bool> started{false};
+  if (started.exchange(true)) return nullptr;
+  auto w = std::make_shared<GpuWarmup>();
+  // Every CUDA call, the driver's initialization included, runs on the new thread. With one visible device it is
+  // the calling thread's current device too; with several, the caller's choice is not known without initializing
+  // CUDA on the calling thread, so nothing is created. A failure is left for the factorization's calls to report.
+  w->done = std::async(std::launch::async, [with_cublas] {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count != 1 || cudaFree(nullptr) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
+    if (!with_cublas) return;
+    try {  // the library opened and initialized once (a failure is reported by the factorization's own call)
+      cublasHandle_t h = nullptr;
+      if (cublas().create(&h) == CUBLAS_STATUS_SUCCESS) cublas().destroy(h);
+    } catch (...) {
+    }
+  });
+  return w;
+}
+
+void wait_gpu_warmup(const std::shared_ptr<void>& handle) {
+  if (handle) static_cast<GpuWarmup*>(handle.get())->done.wait();
+}
+
 void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
                              const Options& options, NumericFactors& out, Inform& inform) {
   std::string why;
@@ -268,7 +306,10 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   using clock = std::chrono::steady_clock;
   auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   const auto h0 = clock::now();
+  wait_gpu_warmup(sym.gpu_cache->gpu_warmup);
+  const auto h0_warm = clock::now();
   const std::shared_ptr<GpuSymbolic> gs = gpu_symbolic(sym);
+  const auto h0_tables = clock::now();
   // L, D and the row lists become part of the factors: taken from the analysis' block cache or allocated. Declared
   // before the workspace, whose release waits for the stream: if the factorization fails they go back to the cache
   // only after that.
@@ -302,6 +343,7 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     for (index_t nd = 0; nd < sym.nsup; ++nd) big = std::max(big, sym.nrow(nd) - sym.ncol(nd));
     if (big >= 2 * plain_gemm_min_dim()) side_blas.create();
   }
+  const auto h0_blas = clock::now();
   Vector<NodeInfo> info(sym.nsup);
   long long l_used = 0, rows_used = 0, d_used = 0;
   const long long l_guess = static_cast<long long>(sym.num_factor + sym.num_factor / 10) + 1;
@@ -572,9 +614,11 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   if (options.print_level >= 2) {
     std::fprintf(stderr, "ssids gpu factor: %lld window steps; device factor_window %.3f ms, apply_window %.3f ms, "
                  "commit_window %.3f ms\n", n_steps, 1e3 * t_win, 1e3 * t_apply, 1e3 * t_commit);
-    std::fprintf(stderr, "ssids gpu factor: setup: analysis and workspace %.3f ms, values upload %.3f ms, plans %.3f ms, "
-                 "memory check %.3f ms, reservations %.3f ms\n", 1e3 * secs(h0, h0_lease), 1e3 * secs(h0_lease, h0_values),
-                 1e3 * secs(h0_values, h0_plans), 1e3 * secs(h0_plans, h0_memcheck), 1e3 * secs(h0_memcheck, h1));
+    std::fprintf(stderr, "ssids gpu factor: setup: wait for the CUDA context %.3f ms, analysis tables %.3f ms, workspace "
+                 "%.3f ms, values upload %.3f ms, side streams and cuBLAS %.3f ms, plans %.3f ms, memory check %.3f ms, "
+                 "reservations %.3f ms\n", 1e3 * secs(h0, h0_warm), 1e3 * secs(h0_warm, h0_tables),
+                 1e3 * secs(h0_tables, h0_lease), 1e3 * secs(h0_lease, h0_values), 1e3 * secs(h0_values, h0_blas),
+                 1e3 * secs(h0_blas, h0_plans), 1e3 * secs(h0_plans, h0_memcheck), 1e3 * secs(h0_memcheck, h1));
     std::fprintf(stderr, "ssids gpu factor: D and rows: copies %.3f ms; solve plan%s: gather map %.3f ms, tasks %.3f ms, "
                  "uploads, D and D^-1 %.3f ms; host tables %.3f ms (while the device forms D)\n", 1e3 * secs(h2, h2b),
                  plan_times.reused ? " (the previous factorization's)" : "", 1e3 * plan_times.gather,

@@ -1,4 +1,5 @@
 // factor_gpu_stub.cpp — the GPU entry points of a build without CUDA.
+#include "common/gpu_warmup.hpp"
 #include "factor/factor_gpu.hpp"
 #include "ssids/error.hpp"
 
@@ -9,6 +10,9 @@ bool gpu_available(std::string* why) {
   if (why) *why = "built without CUDA";
   return false;
 }
+
+std::shared_ptr<void> start_gpu_warmup(bool) { return nullptr; }
+void wait_gpu_warmup(const std::shared_ptr<void>&) {}
 
 void factor_multifrontal_gpu(const Symbolic&, const double*, const double*, Mode, const Options&, NumericFactors&,
                              Inform&) {
