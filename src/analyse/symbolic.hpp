@@ -126,7 +126,7 @@ struct Symbolic {
     /// factorization of the same analysis allocates its own.
     std::mutex cpu_mutex;
     std::shared_ptr<void> cpu_scratch;
-    /// The CUDA context's creation started beside this analysis (factor_gpu.hpp's start_gpu_warmup; set before
+    /// The CUDA context's creation started beside this analysis (common/gpu_warmup.hpp; set before
     /// the analysis is returned, read-only afterwards).
     std::shared_ptr<void> gpu_warmup;
   };
