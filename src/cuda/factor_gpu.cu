@@ -288,7 +288,22 @@ std::shared_ptr<void> start_gpu_warmup(bool with_cublas) {
     if (!with_cublas) return;
     try {  // the library opened and initialized once (a failure is reported by the factorization's own call)
       cublasHandle_t h = nullptr;
-      if (cublas().create(&h) == CUBLAS_STATUS_SUCCESS) cublas().destroy(h);
+      if (cublas().create(&h) == CUBLAS_STATUS_SUCCESS) {
+        // cuBLAS loads a GEMM's kernels on its first call (lazy module loading): one product of the shape of the
+        // big fronts' update pieces (C -= A B^T, 1024 x 1024 x 256) loads those the factorization will call
+        const int m = 1024, k = 256;
+        const size_t count = 2 * static_cast<size_t>(m) * k + static_cast<size_t>(m) * m;
+        double* buf = nullptr;
+        if (cudaMalloc(&buf, sizeof(double) * count) == cudaSuccess) {
+          const double one = 1.0, minus = -1.0;
+          if (cudaMemset(buf, 0, sizeof(double) * count) == cudaSuccess)
+            cublas().dgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, m, k, &minus, buf, m, buf + m * k, m, &one, buf + 2 * m * k, m);
+          cudaStreamSynchronize(nullptr);
+          cudaFree(buf);
+        }
+        cudaGetLastError();
+        cublas().destroy(h);
+      }
     } catch (...) {
     }
   });

@@ -26,9 +26,13 @@ void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, So
   // threads only where there is work for them: waking a team costs tens of microseconds, more than the whole
   // map of a problem of a few thousand rows
   const bool par = in.total_rows >= gather_parallel_rows;
+  // each thread's variable -> position map, made (first touched) by its thread inside the first parallel pass
   if (ws.pos.size() < nthreads) ws.pos.resize(nthreads);
-  for (auto& p : ws.pos)
+  auto thread_pos = [&]() -> std::vector<int>& {
+    std::vector<int>& p = ws.pos[static_cast<size_t>(omp_get_thread_num())];
     if (p.size() != static_cast<size_t>(sym.n)) p.assign(static_cast<size_t>(sym.n), -1);
+    return p;
+  };
   g.child_begin.assign(static_cast<size_t>(nsup), 0);
   g.child_end.assign(static_cast<size_t>(nsup), 0);
   g.gptr.assign(static_cast<size_t>(in.total_rows) + 1, 0);
@@ -61,7 +65,7 @@ void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, So
   std::atomic<bool> missing{false};
 #pragma omp parallel num_threads(static_cast<int>(nthreads)) if (par)
   {
-    std::vector<int>& pos = ws.pos[static_cast<size_t>(omp_get_thread_num())];
+    std::vector<int>& pos = thread_pos();
     // pass 1: the children lists, and per parent row the number of children's rows added into it
 #pragma omp for schedule(dynamic, 64)
     for (index_t s = 0; s < nsup; ++s) {
@@ -118,7 +122,7 @@ void build_solve_gather_into(const Symbolic& sym, const SolveGatherInput& in, So
   g.gsrc.assign(static_cast<size_t>(g.gptr[in.total_rows]), 0);
 #pragma omp parallel num_threads(static_cast<int>(nthreads)) if (par)
   {
-    std::vector<int>& pos = ws.pos[static_cast<size_t>(omp_get_thread_num())];
+    std::vector<int>& pos = thread_pos();
     std::vector<int> fill;
     // pass 2: the children's rows, child by child (stable within a parent row)
 #pragma omp for schedule(dynamic, 64)

@@ -2,6 +2,7 @@
 #include "factor/front_targets.hpp"
 
 #include <algorithm>
+#include <memory>
 
 namespace ssids {
 namespace detail {
@@ -15,7 +16,7 @@ void build_front_targets(const Symbolic& sym, Vector<long long>& tptr, Vector<lo
   // srcs[amap_ptr[nd] .. amap_ptr[nd+1]): the nodes are independent, sorted and counted side by side, then their
   // targets written at the offsets of the counts' prefix sums (the same arrays as one pass node after node).
   srcs.resize(na);
-  Vector<offset_t> order(na);
+  std::unique_ptr<offset_t[]> order(new offset_t[na]);  // every entry written below (no serial first touch)
   const bool par = na >= 200000;
   auto same_place = [&](offset_t x, offset_t y) {
     return sym.amap[x].lrow == sym.amap[y].lrow && sym.amap[x].lcol == sym.amap[y].lcol;
@@ -25,7 +26,7 @@ void build_front_targets(const Symbolic& sym, Vector<long long>& tptr, Vector<lo
     const offset_t b = sym.amap_ptr[nd], e = sym.amap_ptr[nd + 1];
     for (offset_t k = b; k < e; ++k) order[k] = k;
     // amap is sorted by src within a node: a stable sort keeps equal targets' sources in src order
-    std::stable_sort(order.begin() + b, order.begin() + e, [&](offset_t x, offset_t y) {
+    std::stable_sort(order.get() + b, order.get() + e, [&](offset_t x, offset_t y) {
       const AEntry &a = sym.amap[x], &c = sym.amap[y];
       return a.lcol != c.lcol ? a.lcol < c.lcol : a.lrow < c.lrow;
     });
