@@ -376,7 +376,7 @@ void device_copy_l(const DeviceFactors& df, Vector<double>& host) {
 
 namespace {
 
-/// Device memory from the stream-ordered allocator, released on the same stream.
+/// Device memory from the library's stream-ordered pool (device_malloc_async), released on the same stream.
 class StreamBuffer {
  public:
   StreamBuffer() = default;
