@@ -13,9 +13,9 @@ GpuFactorCounts fill_host_tables(index_t n, const Vector<GpuNodeInfo>& info, con
                                  bool posdef, NumericFactors& out) {
   const index_t nsup = static_cast<index_t>(info.size());
   out.nodes.resize(static_cast<size_t>(nsup));
-  if (!posdef) {
-    out.d.assign(2 * static_cast<size_t>(n), 0.0);
-    out.dinv.assign(2 * static_cast<size_t>(n), 0.0);
+  if (!posdef) {  // every pivot's two entries of each are written below (no zero fill first)
+    out.d.resize(2 * static_cast<size_t>(n));
+    out.dinv.resize(2 * static_cast<size_t>(n));
   }
   Vector<index_t> pos(static_cast<size_t>(nsup) + 1, 0);
   Vector<offset_t> rp(static_cast<size_t>(nsup) + 1, 0);
