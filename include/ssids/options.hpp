@@ -54,10 +54,11 @@ struct Options {
   /// Results do not depend on it.
   int num_threads = 0;
   int cpu_block_size = 128;            ///< block (panel) size of the dense CPU kernels
-  /// Backend::automatic uses the GPU (when one is present) from this many predicted flops on. 2e6: where the GPU
-  /// factorization of a repeated analysis overtook the 16-core CPU path (bench/NOTES.md, the automatic
-  /// backend's crossover); a process's first GPU factorization also pays the CUDA context and the analysis'
-  /// device set-up (0.2–0.8 s, bench/NOTES.md).
+  /// Backend::automatic uses the GPU (when one is present) from this many predicted flops on. 2e6: where a GPU
+  /// factorization and three solves of a repeated analysis overtake the CPU path's (bench/NOTES.md, the
+  /// automatic backend's crossover). A process's first GPU factorization also pays the CUDA context (about
+  /// 0.1–0.2 s; an analysis with Backend::gpu creates it on a thread beside its ordering, which hides it when
+  /// the analysis takes that long).
   std::int64_t min_gpu_work = 2000000LL;
   /// GPU backend: invert the diagonal block of every node of L in super-blocks of 512 columns after the
   /// factorization, so that the solve multiplies by them instead of solving triangles, with far fewer
