@@ -293,16 +293,23 @@ std::shared_ptr<void> start_gpu_warmup(bool with_cublas) {
         // big fronts' update pieces (C -= A B^T, 1024 x 1024 x 256) loads those the factorization will call
         const int m = 1024, k = 256;
         const size_t count = 2 * static_cast<size_t>(m) * k + static_cast<size_t>(m) * m;
+        // on a stream of its own that does not synchronize with the caller's streams
+        cudaStream_t st = nullptr;
         double* buf = nullptr;
-        if (cudaMalloc(&buf, sizeof(double) * count) == cudaSuccess) {
+        if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess) st = nullptr;
+        if (st && cublas().set_stream(h, st) == CUBLAS_STATUS_SUCCESS &&
+            cudaMalloc(&buf, sizeof(double) * count) == cudaSuccess) {
           const double one = 1.0, minus = -1.0;
-          if (cudaMemset(buf, 0, sizeof(double) * count) == cudaSuccess)
+          if (cudaMemsetAsync(buf, 0, sizeof(double) * count, st) == cudaSuccess)
             cublas().dgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, m, k, &minus, buf, m, buf + m * k, m, &one, buf + 2 * m * k, m);
-          cudaStreamSynchronize(nullptr);
-          cudaFree(buf);
+          cudaStreamSynchronize(st);
+        } else {
+          buf = nullptr;
         }
-        cudaGetLastError();
+        if (buf) cudaFree(buf);
         cublas().destroy(h);
+        if (st) cudaStreamDestroy(st);
+        cudaGetLastError();
       }
     } catch (...) {
     }
