@@ -43,6 +43,17 @@ MatchingResult max_product_matching(index_t n, const offset_t* colptr, const ind
 MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val,
                                     MatchingCosts& costs);
 
+/// How max_product_matching treats a matrix with dense columns (common/dense.hpp): `last` (the default)
+/// assigns the sparse rows and columns first and then searches from the dense columns, reading each in order
+/// of a bound of its reduced costs only as far as the search needs (matching.cpp, dense_last_assign);
+/// `with_the_rest` runs the algorithm on the whole matrix at once, every search that reaches a dense column
+/// relaxing all of it. Both give an optimal matching (the same one unless several are optimal); the duals,
+/// which need not be unique, can differ. Without dense columns the two are the same code.
+enum class DenseColumnRule { last, with_the_rest };
+/// max_product_matching with the weights computed beforehand and the rule for dense columns.
+MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val,
+                                    MatchingCosts& costs, DenseColumnRule rule);
+
 /// The start of every matching: checks the input (n >= 0; for n > 0 colptr given, rowind and val too when
 /// there are entries, colptr[0] = 0 and nondecreasing, row indices in [0, n); else Error(bad_input), the
 /// message prefixed by `who`) and returns the result with nothing matched and zero log-scales.
