@@ -431,7 +431,11 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   std::atomic<bool> matched{false}, plain_ready{false};
   std::atomic<bool> decided{false}, decided_need_p{false};  // the pairs side's early choice, when it made one
   const bool concurrent = omp_get_num_threads() > 1;  // in a team of threads (tasks.hpp): a second one may help
-  const bool ahead = n <= kNdLeafVertices;            // a thorough ordering may start before the choice
+  // a thorough ordering may start before the choice: on graphs of one METIS call, and on graphs with dense
+  // vertices, whose values' side (both triangles, the matching weights: linear in the dense rows' entries,
+  // which the orderings never see) would otherwise leave the second thread idle for longer than the plain
+  // candidate's nested dissection takes
+  const bool ahead = n <= kNdLeafVertices || !dense_vertices(g).empty();
   auto pairs_side = [&] {
     try {
       mp = pairs_of_values();
