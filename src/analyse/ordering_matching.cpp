@@ -43,6 +43,7 @@
 // Conventions: 0-based inside; perm[k] = variable at pivot position k.
 #include "analyse/ordering_matching.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
@@ -275,9 +276,11 @@ MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* p
 
 MatchingPairs matching_pairs_of_values(const CscView& a, FullSymmetric& f, AnalyseProfile* profile) {
   PhaseTimer timer(profile);
-  f = full_from_view(a);
+  Vector<double> neg_log_abs;
+  f = full_from_view(a, &neg_log_abs);
+  MatchingCosts costs(f.n, f.ptr.data(), std::move(neg_log_abs));
   timer.lap("full matrix");
-  return matching_pairs_of_full(f, nullptr, profile);
+  return matching_pairs_of_full(f, &costs, profile);
 }
 
 MatchingPairs matching_pairs_of_full(const FullSymmetric& f, MatchingCosts* costs, AnalyseProfile* profile) {
@@ -285,9 +288,12 @@ MatchingPairs matching_pairs_of_full(const FullSymmetric& f, MatchingCosts* cost
   MatchingPairs out = matching_scaling_of_full(f, m, costs, profile);
   PhaseTimer timer(profile);
   Vector<double> diag(static_cast<size_t>(f.n), 0.0);  // missing diagonal entries are zero
-  for (index_t j = 0; j < f.n; ++j)
-    for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k)
-      if (f.row[k] == j) diag[j] = std::fabs(f.val[k]);
+  for (index_t j = 0; j < f.n; ++j) {  // f's rows increase within a column (full_from_view)
+    const index_t* first = f.row.data() + f.ptr[j];
+    const index_t* last = f.row.data() + f.ptr[j + 1];
+    const index_t* d = std::lower_bound(first, last, j);
+    if (d != last && *d == j) diag[j] = std::fabs(f.val[static_cast<size_t>(d - f.row.data())]);
+  }
   add_pairs(diag, m, out);
   timer.lap("pairs");
   return out;

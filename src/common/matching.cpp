@@ -155,14 +155,26 @@ class DenseColumns {
                    RowDual u) {
     Prefix& p = prefix_[id];
     const offset_t begin = colptr[j], end = colptr[j + 1];
-    const size_t deg = static_cast<size_t>(end - begin);
-    all_.resize(deg);
-    for (offset_t k = begin; k < end; ++k) all_[k - begin] = Keyed{cost[k] - u(rowind[k]), k};
-    const size_t len = std::min(p.want, deg);
+    const size_t len = std::min(p.want, static_cast<size_t>(end - begin));
+    // one pass keeping the len smallest (key, entry) in a max-heap; everything else bounds `rest`
     auto less = [](const Keyed& a, const Keyed& b) { return a.key < b.key || (a.key == b.key && a.k < b.k); };
-    if (len < deg) std::nth_element(all_.begin(), all_.begin() + len, all_.end(), less);
-    std::sort(all_.begin(), all_.begin() + len, less);
-    p.rest = len < deg ? std::min_element(all_.begin() + len, all_.end(), less)->key : kInf;
+    all_.clear();
+    p.rest = kInf;
+    for (offset_t k = begin; k < end; ++k) {
+      const Keyed e{cost[k] - u(rowind[k]), k};
+      if (all_.size() < len) {
+        all_.push_back(e);
+        std::push_heap(all_.begin(), all_.end(), less);
+      } else if (less(e, all_.front())) {
+        p.rest = std::min(p.rest, all_.front().key);
+        std::pop_heap(all_.begin(), all_.end(), less);
+        all_.back() = e;
+        std::push_heap(all_.begin(), all_.end(), less);
+      } else {
+        p.rest = std::min(p.rest, e.key);
+      }
+    }
+    std::sort_heap(all_.begin(), all_.end(), less);
     p.key.resize(len);
     p.entry.resize(len);
     for (size_t q = 0; q < len; ++q) {
@@ -182,7 +194,7 @@ class DenseColumns {
   };
   Vector<index_t> id_;
   Vector<Prefix> prefix_;
-  Vector<Keyed> all_;  // scratch of sort_prefix
+  Vector<Keyed> all_;  // scratch of sort_prefix: the prefix being selected
 };
 
 /// One Dijkstra search per free active column (see the file comment), on the duals u, v and the matching of
@@ -712,6 +724,18 @@ MatchingResult unmatched_result(index_t n, const offset_t* colptr, const index_t
 
 MatchingCosts::MatchingCosts(index_t n, const offset_t* colptr)
     : cost(static_cast<size_t>(n > 0 ? colptr[n] : 0)), logmax(static_cast<size_t>(n > 0 ? n : 0)) {}
+
+MatchingCosts::MatchingCosts(index_t n, const offset_t* colptr, Vector<double>&& neg_log_abs)
+    : cost(std::move(neg_log_abs)), logmax(static_cast<size_t>(n > 0 ? n : 0)) {
+  // log max_k |a_kj| = max_k log|a_kj| (log is increasing), and c - log|a| = c + (-log|a|) exactly
+  for (index_t j = 0; j < n; ++j) {
+    double least = kInf;
+    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k) least = std::min(least, cost[k]);
+    logmax[j] = least == kInf ? 0.0 : -least;
+    for (offset_t k = colptr[j]; k < colptr[j + 1]; ++k)
+      if (cost[k] != kInf) cost[k] += logmax[j];
+  }
+}
 
 void MatchingCosts::fill(const offset_t* colptr, const double* val, index_t j0, index_t j1) {
   for (index_t j = j0; j < j1; ++j) {
