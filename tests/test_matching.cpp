@@ -535,3 +535,31 @@ TEST_CASE("matching: dense columns last - the same optimal matching as the whole
     CHECK(std::fabs(dual_bound(whole) - lg) <= tol);
   }
 }
+
+TEST_CASE("matching: dense columns last on structurally singular matrices - maximum cardinality and a valid bound") {
+  // random sparse 400 x 400 with two dense columns and a dense row; an empty column (and, for odd seeds, an
+  // empty row too) makes it singular, so the searches from the dense columns can fail
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> uni(0.0, 1.0);
+    const int n = 400;
+    std::vector<double> d(static_cast<size_t>(n) * n, 0.0);
+    std::vector<char> p(static_cast<size_t>(n) * n, 0);
+    auto set = [&](int i, int j) {
+      p[i + static_cast<size_t>(j) * n] = 1;
+      d[i + static_cast<size_t>(j) * n] = std::pow(10.0, 4.0 * uni(rng) - 2.0);
+    };
+    for (int j = 0; j < n; ++j)
+      for (int t = 0; t < 3; ++t) set(static_cast<int>(uni(rng) * n), j);
+    for (int i = 0; i < n; ++i) set(i, 7), set(i, 300), set(11, i);  // dense columns 7 and 300, dense row 11
+    for (int i = 0; i < n; ++i) p[i + static_cast<size_t>(5) * n] = 0;  // column 5 empty
+    if (seed % 2)
+      for (int j = 0; j < n; ++j) p[123 + static_cast<size_t>(j) * n] = 0;  // row 123 empty
+    const Csc a = to_csc(n, d, p);
+    REQUIRE(static_cast<double>(a.ptr[8] - a.ptr[7]) > ssids::detail::dense_degree(n));
+    const auto m = match(a);
+    CHECK(check_result(a, m) == max_cardinality(a));
+    CHECK(m.matched < n);
+  }
+}
