@@ -1,5 +1,6 @@
 // test_analyse_dense.cpp — dense rows are ordered last by every fill-reducing ordering (linear fill where
-// eliminating them early would fill everything), the factorization keeps the exact inertia, and the predicted
+// eliminating them early would fill everything), the factorization keeps the exact inertia, the matching
+// ordering's analysis of a large dense-row KKT matrix is the same on one and two threads, and the predicted
 // memory of analyse and factor is checked before allocating (a clear allocation error with the bytes).
 #include <doctest/doctest.h>
 
@@ -10,6 +11,8 @@
 
 #include "analyse/dense_rows.hpp"
 #include "analyse/memory_check.hpp"
+#include "analyse/nested_dissection.hpp"
+#include "analyse/symbolic.hpp"
 #include "analyse/validate.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/error.hpp"
@@ -101,6 +104,33 @@ TEST_CASE("dense rows: a QP with dense linking constraints keeps its exact inert
     // the dense rows add about one row of L each, not a fill of the rest
     CHECK(r.analysis.num_factor() < 2 * base + static_cast<offset_t>(nd) * a.n);
   }
+}
+
+TEST_CASE("dense rows: the matching ordering above the leaf size - dense rows last - one and two threads alike") {
+  // n above kNdLeafVertices: nested dissection by tasks, and the plain candidate ordered beside the matching
+  // (ordering_matching.cpp); the matching takes the dense columns last (common/matching.cpp)
+  const index_t nvar = 24000, ncon = 12000, nd = 8;
+  const SymmetricMatrix a = generate_kkt_dense(nvar, ncon, nd, 5);
+  REQUIRE(a.n > detail::kNdLeafVertices);
+  Options o;
+  o.ordering = Ordering::matching;
+  o.scaling = Scaling::from_ordering;
+  o.num_threads = 1;
+  Inform inf;
+  const Analysis one = analyse(a.view(), o, inf);
+  o.num_threads = 2;
+  const auto r = ssids_test::run_pipeline(a, o, Mode::indefinite, 2);
+  const detail::Symbolic &s1 = one.symbolic(), &s2 = r.analysis.symbolic();
+  CHECK(s1.perm == s2.perm);
+  CHECK(s1.sptr == s2.sptr);
+  CHECK(s1.matching_scale == s2.matching_scale);
+  CHECK(s2.matched == a.n);
+  CHECK_FALSE(s2.structurally_singular);
+  const Vector<index_t> order = r.analysis.order();
+  for (index_t d = 0; d < nd; ++d) CHECK(order[nvar + ncon + d] >= a.n - 2 * nd);
+  CHECK(r.inform.num_neg == ncon + nd);
+  CHECK(r.inform.num_pos == nvar);
+  CHECK(r.backward_error < 1e-12);
 }
 
 TEST_CASE("memory check: analyse and factor fail with an allocation error that gives the predicted bytes") {

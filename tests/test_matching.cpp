@@ -2,7 +2,8 @@
 // over all permutations (n <= 7), the scaling bound |r_i a_ij c_j| <= 1 with equality on matched entries,
 // maximum cardinality on structurally singular matrices (against a simple augmenting-path matcher), KKT
 // matrices that leave many columns free after the greedy pass,
-// permuted diagonal matrices, explicit zeros, argument errors, and speed at n = 1e5.
+// permuted diagonal matrices, explicit zeros, argument errors, speed at n = 1e5, and matrices with dense
+// columns (matched last, the same matching as the whole matrix at once).
 // Matrices here are general n x n, 0-based CSC, both triangles. Seeds are printed on failure (CAPTURE).
 #include <doctest/doctest.h>
 
@@ -15,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "common/dense.hpp"
 #include "common/matching.hpp"
 #include "scaling/scaling.hpp"
 #include "ssids/error.hpp"
@@ -462,5 +464,102 @@ TEST_CASE("matching: speed on n = 1e5 structured and n = 2e4 random matrices") {
     MESSAGE("random n = " << n << ", nnz = " << a.row.size() << ", matched " << m.matched << " in " << t << " s");
     check_result(a, m);
     if (seed == 7) CHECK(m.matched == n);
+  }
+}
+
+TEST_CASE("matching: dense columns last - the same optimal matching as the whole matrix at once") {
+  // KKT matrices [H A^T; A 0] with a few constraint rows coupling every variable (dense rows and columns,
+  // common/dense.hpp), values spread over decades so that the optimum is unique
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> uni(0.0, 1.0);
+    const int nvar = 1500 + 100 * static_cast<int>(seed), ncon = nvar / 2, nd = 1 + static_cast<int>(seed % 4);
+    const int n = nvar + ncon + nd;
+    std::vector<std::vector<std::pair<int, double>>> cols(n);
+    auto set = [&](int i, int j, double x) {
+      cols[j].emplace_back(i, x);
+      if (i != j) cols[i].emplace_back(j, x);
+    };
+    for (int i = 0; i < nvar; ++i) {
+      set(i, i, std::pow(10.0, 4.0 * uni(rng) - 2.0));
+      if (i > 0) set(i, i - 1, std::pow(10.0, 2.0 * uni(rng) - 1.0));
+    }
+    for (int r = 0; r < ncon; ++r) {
+      const int c = static_cast<int>(static_cast<long>(r) * nvar / ncon);
+      set(nvar + r, c, 1.0 + uni(rng));
+      if (c + 1 < nvar) set(nvar + r, c + 1, 0.1 * uni(rng));
+    }
+    for (int d = 0; d < nd; ++d)
+      for (int j = 0; j < nvar; ++j) set(nvar + ncon + d, j, (uni(rng) < 0.5 ? -1.0 : 1.0) * (0.5 + uni(rng)));
+    if (seed == 6) set(n - 1, n - 1, 0.25);  // a dense row with a diagonal entry
+    Csc a;
+    a.n = n;
+    a.ptr.assign(n + 1, 0);
+    for (int j = 0; j < n; ++j) {
+      std::sort(cols[j].begin(), cols[j].end());
+      for (const auto& [i, x] : cols[j]) {
+        a.row.push_back(i);
+        a.val.push_back(x);
+      }
+      a.ptr[j + 1] = static_cast<offset_t>(a.row.size());
+    }
+    REQUIRE(static_cast<double>(a.ptr[n] - a.ptr[n - 1]) > ssids::detail::dense_degree(n));
+    auto with_rule = [&](ssids::detail::DenseColumnRule rule) {
+      ssids::detail::MatchingCosts costs(a.n, a.ptr.data());
+      costs.fill(a.ptr.data(), a.val.data(), 0, a.n);
+      return ssids::detail::max_product_matching(a.n, a.ptr.data(), a.row.data(), a.val.data(), costs, rule);
+    };
+    const auto last = with_rule(ssids::detail::DenseColumnRule::last);
+    const auto whole = with_rule(ssids::detail::DenseColumnRule::with_the_rest);
+    CHECK(match(a).row_of_col == last.row_of_col);  // the default
+    CHECK(check_result(a, last) == n);              // perfect, every scaled entry <= 1, matched ones = 1
+    CHECK(check_result(a, whole) == n);
+    // both certified optimal: the matched products are equal and equal each one's dual bound (the matchings
+    // themselves may differ: on a symmetric matrix the transpose of an optimal matching is optimal too)
+    auto log_product = [&](const ssids::detail::MatchingResult& m) {
+      double lg = 0.0;
+      for (int j = 0; j < n; ++j)
+        for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k)
+          if (a.row[k] == m.row_of_col[j]) lg += std::log(std::fabs(a.val[k]));
+      return lg;
+    };
+    auto dual_bound = [&](const ssids::detail::MatchingResult& m) {
+      double b = 0.0;
+      for (int j = 0; j < n; ++j) b -= m.row_log_scale[j] + m.col_log_scale[j];
+      return b;
+    };
+    const double lg = log_product(whole), tol = 1e-9 * (1.0 + std::fabs(lg));
+    CHECK(std::fabs(log_product(last) - lg) <= tol);
+    CHECK(std::fabs(dual_bound(last) - lg) <= tol);
+    CHECK(std::fabs(dual_bound(whole) - lg) <= tol);
+  }
+}
+
+TEST_CASE("matching: dense columns last on structurally singular matrices - maximum cardinality and a valid bound") {
+  // random sparse 400 x 400 with two dense columns and a dense row; an empty column (and, for odd seeds, an
+  // empty row too) makes it singular, so the searches from the dense columns can fail
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> uni(0.0, 1.0);
+    const int n = 400;
+    std::vector<double> d(static_cast<size_t>(n) * n, 0.0);
+    std::vector<char> p(static_cast<size_t>(n) * n, 0);
+    auto set = [&](int i, int j) {
+      p[i + static_cast<size_t>(j) * n] = 1;
+      d[i + static_cast<size_t>(j) * n] = std::pow(10.0, 4.0 * uni(rng) - 2.0);
+    };
+    for (int j = 0; j < n; ++j)
+      for (int t = 0; t < 3; ++t) set(static_cast<int>(uni(rng) * n), j);
+    for (int i = 0; i < n; ++i) set(i, 7), set(i, 300), set(11, i);  // dense columns 7 and 300, dense row 11
+    for (int i = 0; i < n; ++i) p[i + static_cast<size_t>(5) * n] = 0;  // column 5 empty
+    if (seed % 2)
+      for (int j = 0; j < n; ++j) p[123 + static_cast<size_t>(j) * n] = 0;  // row 123 empty
+    const Csc a = to_csc(n, d, p);
+    REQUIRE(static_cast<double>(a.ptr[8] - a.ptr[7]) > ssids::detail::dense_degree(n));
+    const auto m = match(a);
+    CHECK(check_result(a, m) == max_cardinality(a));
+    CHECK(m.matched < n);
   }
 }

@@ -7,8 +7,6 @@
 namespace ssids {
 namespace detail {
 
-double dense_degree(index_t n) { return std::max(16.0, 10.0 * std::sqrt(static_cast<double>(n))); }
-
 Vector<index_t> dense_vertices(const Graph& g) {
   const double limit = dense_degree(g.n);
   Vector<index_t> dense;

@@ -4,18 +4,15 @@
 // is adjacent to every separator METIS could find and to every element AMD forms: it slows both down (METIS's
 // coarsening carries its adjacency through every level) and gains nothing, since eliminating it before the
 // rows it couples fills their whole clique. Its right place is at the end. Dense means a degree (adjacency
-// entries in the graph of A + A^T) above max(16, 10 sqrt(n)), the rule AMD applies by default (Amestoy, Davis &
-// Duff, "Algorithm 837: AMD", ACM TOMS 30(3), 2004). Those rows are removed from the graph, the rest is ordered
-// as it would have been, and the dense rows follow in increasing degree (ties: increasing number). All of it is
-// linear in the size of the graph: no step forms the square of a dense row.
+// entries in the graph of A + A^T) above dense_degree(n) (common/dense.hpp). Those rows are removed from the
+// graph, the rest is ordered as it would have been, and the dense rows follow in increasing degree (ties:
+// increasing number). All of it is linear in the size of the graph: no step forms the square of a dense row.
 #pragma once
 #include "analyse/pattern.hpp"
+#include "common/dense.hpp"
 
 namespace ssids {
 namespace detail {
-
-/// The degree above which a vertex of an n-vertex graph is dense.
-double dense_degree(index_t n);
 
 /// The dense vertices of g (increasing degree, then number); empty when there are none.
 Vector<index_t> dense_vertices(const Graph& g);

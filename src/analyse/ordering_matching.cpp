@@ -43,6 +43,7 @@
 // Conventions: 0-based inside; perm[k] = variable at pivot position k.
 #include "analyse/ordering_matching.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
@@ -275,9 +276,11 @@ MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* p
 
 MatchingPairs matching_pairs_of_values(const CscView& a, FullSymmetric& f, AnalyseProfile* profile) {
   PhaseTimer timer(profile);
-  f = full_from_view(a);
+  Vector<double> neg_log_abs;
+  f = full_from_view(a, &neg_log_abs);
+  MatchingCosts costs(f.n, f.ptr.data(), std::move(neg_log_abs));
   timer.lap("full matrix");
-  return matching_pairs_of_full(f, nullptr, profile);
+  return matching_pairs_of_full(f, &costs, profile);
 }
 
 MatchingPairs matching_pairs_of_full(const FullSymmetric& f, MatchingCosts* costs, AnalyseProfile* profile) {
@@ -285,9 +288,12 @@ MatchingPairs matching_pairs_of_full(const FullSymmetric& f, MatchingCosts* cost
   MatchingPairs out = matching_scaling_of_full(f, m, costs, profile);
   PhaseTimer timer(profile);
   Vector<double> diag(static_cast<size_t>(f.n), 0.0);  // missing diagonal entries are zero
-  for (index_t j = 0; j < f.n; ++j)
-    for (offset_t k = f.ptr[j]; k < f.ptr[j + 1]; ++k)
-      if (f.row[k] == j) diag[j] = std::fabs(f.val[k]);
+  for (index_t j = 0; j < f.n; ++j) {  // f's rows increase within a column (full_from_view)
+    const index_t* first = f.row.data() + f.ptr[j];
+    const index_t* last = f.row.data() + f.ptr[j + 1];
+    const index_t* d = std::lower_bound(first, last, j);
+    if (d != last && *d == j) diag[j] = std::fabs(f.val[static_cast<size_t>(d - f.row.data())]);
+  }
   add_pairs(diag, m, out);
   timer.lap("pairs");
   return out;
@@ -431,7 +437,11 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   std::atomic<bool> matched{false}, plain_ready{false};
   std::atomic<bool> decided{false}, decided_need_p{false};  // the pairs side's early choice, when it made one
   const bool concurrent = omp_get_num_threads() > 1;  // in a team of threads (tasks.hpp): a second one may help
-  const bool ahead = n <= kNdLeafVertices;            // a thorough ordering may start before the choice
+  // a thorough ordering may start before the choice: on graphs of one METIS call, and on graphs with dense
+  // vertices, whose values' side (both triangles, the matching weights: linear in the dense rows' entries,
+  // which the orderings never see) would otherwise leave the second thread idle for longer than the plain
+  // candidate's nested dissection takes
+  const bool ahead = n <= kNdLeafVertices || !dense_vertices(g).empty();
   auto pairs_side = [&] {
     try {
       mp = pairs_of_values();

@@ -4,6 +4,9 @@
 // Conventions: the matrix is n x n, general (both triangles given), compressed sparse column, 0-based,
 // row indices within a column in any order, no duplicates. Explicit zeros are treated as absent.
 #pragma once
+#include <cmath>
+#include <limits>
+
 #include "ssids/memory.hpp"
 #include "ssids/types.hpp"
 
@@ -29,9 +32,15 @@ struct MatchingCosts {
   Vector<double> cost, logmax;
   /// Storage for n columns and colptr[n] entries (values unset).
   MatchingCosts(index_t n, const offset_t* colptr);
+  /// All columns from neg_log_abs[k] = neg_log_magnitude(a_k) along the entries (taken over): the same
+  /// weights, bit for bit, as fill computes from the values.
+  MatchingCosts(index_t n, const offset_t* colptr, Vector<double>&& neg_log_abs);
   /// Columns [j0, j1) of the matrix (colptr, val).
   void fill(const offset_t* colptr, const double* val, index_t j0, index_t j1);
 };
+
+/// -log|x|, infinity for x = 0: an entry's weight before its column's offset (MatchingCosts).
+inline double neg_log_magnitude(double x) { return x != 0.0 ? -std::log(std::fabs(x)) : std::numeric_limits<double>::infinity(); }
 
 /// Maximum-product matching: among matchings of maximum cardinality, maximizes the product of
 /// |a_{row_of_col[j], j}|. Weights c_ij = log max_k |a_kj| - log |a_ij| >= 0 are minimized by an initial
@@ -42,6 +51,17 @@ MatchingResult max_product_matching(index_t n, const offset_t* colptr, const ind
 /// (moved from).
 MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val,
                                     MatchingCosts& costs);
+
+/// How max_product_matching treats a matrix with dense columns (common/dense.hpp): `last` (the default)
+/// assigns the sparse rows and columns first and then searches from the dense columns, reading each in order
+/// of a bound of its reduced costs only as far as the search needs (matching.cpp, dense_last_assign);
+/// `with_the_rest` runs the algorithm on the whole matrix at once, every search that reaches a dense column
+/// relaxing all of it. Both give an optimal matching (the same one unless several are optimal); the duals,
+/// which need not be unique, can differ. Without dense columns the two are the same code.
+enum class DenseColumnRule { last, with_the_rest };
+/// max_product_matching with the weights computed beforehand and the rule for dense columns.
+MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val,
+                                    MatchingCosts& costs, DenseColumnRule rule);
 
 /// The start of every matching: checks the input (n >= 0; for n > 0 colptr given, rowind and val too when
 /// there are entries, colptr[0] = 0 and nondecreasing, row indices in [0, n); else Error(bad_input), the

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
+#include "common/matching.hpp"
 #include "scaling/scaling.hpp"
 #include "ssids/error.hpp"
 
@@ -98,7 +100,7 @@ namespace {
 /// range and on or below the diagonal, rows strictly increasing within each column. One scatter: column c
 /// receives the mirrored entries (rows j < c) while the columns j before it are read, in increasing j, then
 /// its own rows (>= c) in the order given, so its rows come out increasing without a sort.
-FullSymmetric full_from_sorted_lower(const CscView& a) {
+FullSymmetric full_from_sorted_lower(const CscView& a, Vector<double>* neg_log_abs) {
   const index_t n = a.n;
   const offset_t p0 = a.ptr[0];
   FullSymmetric f;
@@ -115,24 +117,37 @@ FullSymmetric full_from_sorted_lower(const CscView& a) {
   f.row.resize(m);
   f.val.resize(m);
   Vector<offset_t> next(f.ptr.begin(), f.ptr.end() - 1);
-  for (index_t j = 0; j < n; ++j)
-    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
-      const index_t i = a.row[k] - a.base;
-      offset_t q = next[j]++;
-      f.row[q] = i;
-      f.val[q] = a.val[k];
-      if (i != j) {
-        q = next[i]++;
-        f.row[q] = j;
-        f.val[q] = a.val[k];
+  auto scatter = [&](auto with_log) {
+    for (index_t j = 0; j < n; ++j)
+      for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
+        const index_t i = a.row[k] - a.base;
+        const double x = a.val[k];
+        const double nl = with_log ? neg_log_magnitude(x) : 0.0;  // once for both triangles
+        offset_t q = next[j]++;
+        f.row[q] = i;
+        f.val[q] = x;
+        if (with_log) (*neg_log_abs)[q] = nl;
+        if (i != j) {
+          q = next[i]++;
+          f.row[q] = j;
+          f.val[q] = x;
+          if (with_log) (*neg_log_abs)[q] = nl;
+        }
       }
-    }
+  };
+  if (neg_log_abs) {
+    neg_log_abs->resize(m);
+    scatter(std::true_type{});
+  } else {
+    scatter(std::false_type{});
+  }
   return f;
 }
 
 }  // namespace
 
-FullSymmetric full_from_view(const CscView& a) {
+FullSymmetric full_from_view(const CscView& a, Vector<double>* neg_log_abs) {
+  if (neg_log_abs) neg_log_abs->clear();
   if (a.n <= 0) return rows_to_full(0, {}, {}, {});
   const index_t n = a.n;
   const offset_t p0 = a.ptr[0];
@@ -154,7 +169,7 @@ FullSymmetric full_from_view(const CscView& a) {
       last = i;
     }
   }
-  if (sorted_lower) return full_from_sorted_lower(a);
+  if (sorted_lower) return full_from_sorted_lower(a, neg_log_abs);
   // bucketed by row straight from the caller's arrays, in the order build_full's triplets would be (no
   // triplet copy: on a matrix with dense rows that copy was a third of the memory)
   Vector<offset_t> rptr(static_cast<size_t>(n) + 1, 0);
@@ -184,7 +199,12 @@ FullSymmetric full_from_view(const CscView& a) {
         rval[q] = a.val[k];
       }
     }
-  return rows_to_full(n, rptr, rcol, rval);
+  FullSymmetric f = rows_to_full(n, rptr, rcol, rval);
+  if (neg_log_abs) {  // from the merged values
+    neg_log_abs->resize(f.val.size());
+    for (size_t q = 0; q < f.val.size(); ++q) (*neg_log_abs)[q] = neg_log_magnitude(f.val[q]);
+  }
+  return f;
 }
 
 FullSymmetric full_from_symbolic(const Symbolic& s, const double* val) {

@@ -27,8 +27,10 @@ struct FullSymmetric {
 
 /// From the caller's lower triangle (base 0/1, may hold duplicates, upper-triangle or out-of-range entries,
 /// same cleaning rules as analyse). Throws Error(missing_values) when a has entries but no values,
-/// Error(nan_inf) for a NaN or Inf value of an in-range entry.
-FullSymmetric full_from_view(const CscView& a);
+/// Error(nan_inf) for a NaN or Inf value of an in-range entry. With `neg_log_abs`: also -log|a_ij| along the
+/// result's entries (neg_log_magnitude, common/matching.hpp; what MatchingCosts is made from), one logarithm
+/// per entry of the lower triangle.
+FullSymmetric full_from_view(const CscView& a, Vector<double>* neg_log_abs = nullptr);
 /// From the analysis' amap (already cleaned) and the caller's values.
 FullSymmetric full_from_symbolic(const Symbolic& s, const double* val);
 
