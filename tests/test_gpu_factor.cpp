@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "factor/factor_gpu.hpp"
+#include "factor/values_check.hpp"
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
 #include "ssids/matrix_market.hpp"
@@ -178,6 +179,46 @@ TEST_SUITE("gpu") {
     // the library still works after the error
     auto r = ssids_test::run_pipeline(a, o, Mode::posdef);
     CHECK(r.backward_error < 1e-14);
+  }
+
+  TEST_CASE("GPU: NaN and Inf values of a large problem are found on the device - the CPU path's error and message") {
+    if (!need_gpu()) return;
+    auto a = generate_laplace3d(42);
+    // large enough that the GPU factorization checks the values on the device, not the host
+    REQUIRE(static_cast<long long>(a.val.size()) >= static_cast<long long>(detail::device_value_check_entries));
+    Options o = gpu_options();
+    o.scaling = Scaling::none;
+    Inform inf;
+    auto an = analyse(a.view(), o, inf);
+    for (double badv : {std::nan(""), HUGE_VAL}) {
+      auto bad = a.val;
+      bad[bad.size() / 2 + 7] = badv;
+      std::string gpu_msg, cpu_msg;
+      int gpu_code = 0, cpu_code = 0;
+      try {
+        factor(an, bad.data(), Mode::indefinite, o, inf);
+      } catch (const Error& e) {
+        gpu_code = e.code();
+        gpu_msg = e.what();
+      }
+      Options oc = o;
+      oc.backend = Backend::cpu;
+      try {
+        factor(an, bad.data(), Mode::indefinite, oc, inf);
+      } catch (const Error& e) {
+        cpu_code = e.code();
+        cpu_msg = e.what();
+      }
+      CHECK(gpu_code == flag::nan_inf);
+      CHECK(cpu_code == flag::nan_inf);
+      CHECK(gpu_msg == cpu_msg);
+      CHECK(gpu_msg.find(std::to_string(bad.size() / 2 + 7)) != std::string::npos);
+    }
+    // the finite values factorize after the error (positive definite: no negative pivot)
+    auto f = factor(an, a.val.data(), Mode::indefinite, o, inf);
+    CHECK(f.backend() == Backend::gpu);
+    CHECK(inf.num_neg == 0);
+    CHECK(inf.num_pos == a.n);
   }
 
   TEST_CASE("GPU: two factorizations are bitwise identical") {

@@ -1,7 +1,9 @@
 // assemble_kernels.cu — GPU assembly of a level's fronts: variable lists, entries of A, children's
 // contribution blocks (one launch per child rank, so each parent receives its children in child_list order,
 // exactly like the CPU path, with no atomics, read in place from the children's fronts), and the copy-out
-// of L and D.
+// of L and D; and the check that the uploaded values are finite.
+#include <algorithm>
+
 #include "cuda/cuda_check.hpp"
 #include "cuda/front_kernels.cuh"
 #include "cuda/segment_walk.cuh"
@@ -108,7 +110,23 @@ __global__ void copy_out_kernel(const CopyOutTask* tasks, const FrontDesc* front
   }
 }
 
+/// Sets *flag to 1 if some val[k] is NaN or Inf (several threads may store the same 1).
+__global__ void count_nonfinite_kernel(const double* val, long long n, int* flag) {
+  bool bad = false;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<long long>(gridDim.x) * blockDim.x)
+    bad |= !isfinite(val[k]);
+  if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
+}
+
 }  // namespace
+
+void launch_count_nonfinite(const double* val, long long n, int* flag, cudaStream_t s) {
+  if (n <= 0) return;
+  const long long blocks = std::min<long long>((n + 255) / 256, 4096);
+  count_nonfinite_kernel<<<static_cast<int>(blocks), 256, 0, s>>>(val, n, flag);
+  check_launch("count_nonfinite_kernel");
+}
 
 void launch_zero_fronts(const FrontDesc* fronts, int nfronts, int spread, double* fbuf, cudaStream_t s) {
   if (nfronts == 0) return;

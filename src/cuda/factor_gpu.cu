@@ -38,6 +38,7 @@
 #include "factor/level_driver.hpp"
 #include "factor/pivot_tests.hpp"
 #include "factor/small_front_plan.hpp"
+#include "factor/values_check.hpp"
 #include "ssids/error.hpp"
 
 namespace ssids {
@@ -63,6 +64,8 @@ struct FactorWorkspace {
   DeviceBuffer<double> small_work;  // its fronts above small_front_max_rows rows
   DeviceBuffer<SmallResult> small_res;
   PinnedBuffer<double> host_stage;  // D and the row lists on their way back to the host
+  DeviceBuffer<int> nonfinite;      // the values check's flag (check_values)
+  PinnedBuffer<int> nonfinite_host;
   /// The level loop's buffers were preallocated for these sizes (level_plan, L guess, small-front bytes): a
   /// factorization with the same needs skips the device memory check (its buffers are all there already).
   bool preallocated = false;
@@ -322,7 +325,7 @@ void wait_gpu_warmup(const std::shared_ptr<void>& handle) {
 }
 
 void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
-                             const Options& options, NumericFactors& out, Inform& inform) {
+                             const Options& options, NumericFactors& out, Inform& inform, bool check_values) {
   std::string why;
   if (!gpu_available(&why)) throw Error(flag::no_cuda, why);
   using clock = std::chrono::steady_clock;
@@ -355,6 +358,16 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   DeviceBuffer<double>& dval = ws.val;
   DeviceBuffer<double>& dscale = ws.scale;
   dval.upload(val, static_cast<size_t>(sym.nnz_in), st);
+  if (check_values) {  // one pass on the device; only if it finds one, the host search that names the entry
+    ws.nonfinite.reserve_discard(1);
+    ws.nonfinite_host.reserve_discard(1);
+    check_cuda(cudaMemsetAsync(ws.nonfinite.get(), 0, sizeof(int), st), "cudaMemsetAsync");
+    launch_count_nonfinite(dval.get(), sym.nnz_in, ws.nonfinite.get(), st);
+    check_cuda(cudaMemcpyAsync(ws.nonfinite_host.get(), ws.nonfinite.get(), sizeof(int), cudaMemcpyDeviceToHost, st),
+               "copy of the values check");
+    stream.sync();
+    if (*ws.nonfinite_host.get() != 0) throw_first_nonfinite(sym, val);
+  }
   if (scale) dscale.upload(scale, static_cast<size_t>(sym.n), st);
   const auto h0_values = clock::now();
 

@@ -18,6 +18,8 @@ namespace gpu {
 
 /// Clears what the factorization of each front reads before it writes (see cb_zero_row); spread: blocks per
 /// front (grid dimension y).
+/// *flag = 1 (set to 0 by the caller) if some of val[0 .. n) is NaN or Inf.
+void launch_count_nonfinite(const double* val, long long n, int* flag, cudaStream_t s);
 void launch_zero_fronts(const FrontDesc* fronts, int nfronts, int spread, double* fbuf, cudaStream_t s);
 void launch_init_fronts(const FrontDesc* fronts, int nfronts, double* fbuf, int* vars, const int* perm,
                         const int* sptr, const long long* rptr, const int* rlist, cudaStream_t s);

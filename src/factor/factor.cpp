@@ -16,6 +16,7 @@
 #include "factor/multifrontal_cpu.hpp"
 #include "factor/numeric.hpp"
 #include "factor/pivot_tests.hpp"
+#include "factor/values_check.hpp"
 #include "scaling/scaling.hpp"
 #include "solve/solve_cpu.hpp"
 #include "ssids/config.hpp"
@@ -97,17 +98,16 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   inform.flag = 0;
   inform.message.clear();
   if (sym.n > 0 && sym.nnz_in > 0 && !val) throw Error(flag::missing_values, "the values array is missing");
-  // Every value the factorization reads must be finite. One sequential pass over the caller's array (entries
-  // that the analysis dropped included) settles the usual case; only when it meets a value that is not finite
-  // does the search in amap order run, which names the first such entry the factorization would read (the
-  // amap order reads val at scattered positions: several times slower than the pass).
-  bool all_finite = true;
-  for (offset_t k = 0; k < sym.nnz_in; ++k) all_finite &= std::isfinite(val[k]);
-  if (!all_finite)
-    for (const detail::AEntry& e : sym.amap) {
-      if (!std::isfinite(val[e.src]))
-        throw Error(flag::nan_inf, "value at position " + std::to_string(e.src) + " (0-based) is NaN or Inf");
-    }
+  const Backend backend = choose_backend(options, sym);
+  // Every value the factorization reads must be finite (values_check.hpp). A large GPU factorization checks
+  // them on the device after their upload, unless something reads them on the host first (a scaling computed
+  // from them, the structural rank of a structurally singular analysis).
+  const bool values_on_host_first = (options.scaling != Scaling::none && options.scaling != Scaling::user &&
+                                     options.scaling != Scaling::from_ordering) ||
+                                    sym.structurally_singular;
+  const bool check_on_device = backend == Backend::gpu && !values_on_host_first &&
+                               sym.nnz_in >= detail::device_value_check_entries && detail::gpu_available();
+  if (!check_on_device) detail::check_values_finite(sym, val);
   const double* sc = nullptr;
   index_t structural_rank = sym.n;  // known when a maximum matching was computed (matching scaling or ordering)
   Vector<double> computed;  // Scaling::matching / auction / equilibrate / from_ordering
@@ -147,7 +147,6 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   if (structural_rank < sym.n && mode == Mode::posdef)
     throw Error(flag::not_posdef, "matrix is not positive definite: it is structurally singular (structural rank " +
                                       std::to_string(structural_rank) + " < n = " + std::to_string(sym.n) + ")");
-  Backend backend = choose_backend(options, sym);
   // the CPU path's predicted host memory against what the machine can give: a clear error instead of being killed
   if (backend == Backend::cpu) detail::check_host_memory(sym.memory_host, "factor: L and the contribution blocks");
 
@@ -158,7 +157,8 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
     nf->mode = mode;
     nf->backend = backend;
     if (sc) nf->scale.assign(sc, sc + sym.n);
-    if (backend == Backend::gpu) detail::factor_multifrontal_gpu(sym, val, sc, mode, options, *nf, inform);
+    if (backend == Backend::gpu)
+      detail::factor_multifrontal_gpu(sym, val, sc, mode, options, *nf, inform, check_on_device);
     else detail::factor_multifrontal_cpu(sym, val, sc, mode, options, *nf, inform);
   } catch (const std::bad_alloc&) {
     throw Error(flag::allocation, "host allocation failed during factorization");

@@ -18,9 +18,11 @@ bool gpu_available(std::string* why = nullptr);
 /// Factorize on the GPU, level by level (Hogg, Ovtchinnikov & Scott 2016, §3): same contract as
 /// factor_multifrontal_cpu. The factors are copied back into `out` (host layout shared with the CPU path).
 /// Throws Error(no_cuda) without CUDA/device, Error(cuda) with the CUDA message on a CUDA failure,
-/// Error(allocation) when device memory runs out, Error(not_posdef) in posdef mode.
+/// Error(allocation) when device memory runs out, Error(not_posdef) in posdef mode. check_values: the values are
+/// checked on the device after their upload (values_check.hpp), Error(nan_inf) naming the first one that is NaN
+/// or Inf; otherwise the caller has checked them.
 void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
-                             const Options& options, NumericFactors& out, Inform& inform);
+                             const Options& options, NumericFactors& out, Inform& inform, bool check_values = false);
 
 /// The bounds above which a piece of a contribution update is a plain cublasDgemm on a side stream (rows and
 /// columns at least min_dim, at least work multiply-adds); for tests that exercise those calls on small

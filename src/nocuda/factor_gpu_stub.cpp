@@ -15,7 +15,7 @@ std::shared_ptr<void> start_gpu_warmup(bool) { return nullptr; }
 void wait_gpu_warmup(const std::shared_ptr<void>&) {}
 
 void factor_multifrontal_gpu(const Symbolic&, const double*, const double*, Mode, const Options&, NumericFactors&,
-                             Inform&) {
+                             Inform&, bool) {
   throw Error(flag::no_cuda, "built without CUDA: the GPU backend is not available");
 }
 
