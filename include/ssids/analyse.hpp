@@ -48,6 +48,9 @@ class Analysis {
 /// Warnings (out-of-range ignored, duplicates summed, missing diagonal, structurally singular) go to inform.flag.
 /// Uses options.num_threads threads (0: OpenMP's default); the result is bitwise the same for any number.
 /// Rows far denser than the rest (more than max(16, 10 sqrt(n)) entries) are ordered last.
+/// With options.backend == Backend::gpu and exactly one visible CUDA device, the first such analysis of a process
+/// also creates the device's CUDA context on a thread of its own (and, from 100 000 rows, loads cuBLAS), so that
+/// the first GPU factorization does not pay for it; the analysis' result does not depend on it.
 Analysis analyse(const CscView& a, const Options& options, Inform& inform, const index_t* order = nullptr);
 
 /// Cheap re-analysis for a matrix whose pattern may equal one analysed before (interior-point codes
