@@ -531,3 +531,32 @@ TEST_CASE("analyse: random inputs with upper - duplicate and out-of-range entrie
     }
   }
 }
+
+TEST_CASE("analyse: Backend::gpu gives the Backend::cpu analysis with METIS - its CUDA warm-up changes nothing") {
+  // A GPU-backend analysis starts a thread that prepares the CUDA context (when a device is there); the analysis
+  // itself must not depend on it, and an analysis dropped before any factorization waits for that thread. (The
+  // matching ordering chooses between its candidate orders by backend, so METIS is the common ground.)
+  for (const char* spec : {"gen:kkt-qp:3000:2000", "gen:laplace3d:12"}) {
+    CAPTURE(spec);
+    auto a = ssids::load_symmetric(spec);
+    ssids::Options oc, og;
+    oc.ordering = og.ordering = ssids::Ordering::metis;
+    oc.backend = ssids::Backend::cpu;
+    og.backend = ssids::Backend::gpu;
+    ssids::Inform ic, ig;
+    auto ac = ssids::analyse(a.view(), oc, ic);
+    {
+      auto dropped = ssids::analyse(a.view(), og, ig);  // destroyed at once
+    }
+    auto ag = ssids::analyse(a.view(), og, ig);
+    CHECK(ig.flag == ic.flag);
+    CHECK(ig.num_factor == ic.num_factor);
+    CHECK(ig.num_flops == ic.num_flops);
+    CHECK(ig.maxfront == ic.maxfront);
+    const auto &sc = ac.symbolic(), &sg = ag.symbolic();
+    CHECK(sg.perm == sc.perm);
+    CHECK(sg.sptr == sc.sptr);
+    CHECK(sg.rlist == sc.rlist);
+    CHECK(sg.amap_ptr == sc.amap_ptr);
+  }
+}
