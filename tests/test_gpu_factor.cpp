@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#ifdef SSIDS_TEST_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 #include "factor/factor_gpu.hpp"
 #include "factor/values_check.hpp"
 #include "ssids/error.hpp"
@@ -220,6 +224,52 @@ TEST_SUITE("gpu") {
     CHECK(inf.num_neg == 0);
     CHECK(inf.num_pos == a.n);
   }
+
+#ifdef SSIDS_TEST_HAVE_CUDA
+  TEST_CASE("GPU: values in device memory give the factors of the same values in host memory - bitwise - NaN named") {
+    if (!need_gpu()) return;
+    auto a = ssids_test::random_kkt(300, 120, 0.03, 9);
+    Options o = gpu_options();
+    Inform inf;
+    auto an = analyse(a.view(), o, inf);
+    double* dval = nullptr;
+    const size_t bytes = a.val.size() * sizeof(double);
+    REQUIRE(cudaMalloc(&dval, bytes) == cudaSuccess);
+    REQUIRE(cudaMemcpy(dval, a.val.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    // no scaling (the values are only read on the device) and a computed scaling (read on the host first)
+    for (Scaling sc : {Scaling::none, Scaling::matching}) {
+      o.scaling = sc;
+      Inform ih, id;
+      auto fh = factor(an, a.val.data(), Mode::indefinite, o, ih);
+      auto fd = factor(an, dval, Mode::indefinite, o, id);
+      CHECK(fd.backend() == Backend::gpu);
+      CHECK(ssids_test::hash_factors(fh) == ssids_test::hash_factors(fd));
+      CHECK(id.num_neg == ih.num_neg);
+      CHECK(id.num_delay == ih.num_delay);
+      CHECK(id.num_neg + id.num_pos + id.num_zero == a.n);
+      // a NaN among the device values: the host values' error and message
+      auto bad = a.val;
+      bad[bad.size() / 3] = std::nan("");
+      REQUIRE(cudaMemcpy(dval, bad.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+      std::string msg_d, msg_h;
+      try {
+        factor(an, dval, Mode::indefinite, o, id);
+      } catch (const Error& e) {
+        CHECK(e.code() == flag::nan_inf);
+        msg_d = e.what();
+      }
+      try {
+        factor(an, bad.data(), Mode::indefinite, o, ih);
+      } catch (const Error& e) {
+        msg_h = e.what();
+      }
+      CHECK(!msg_d.empty());
+      CHECK(msg_d == msg_h);
+      REQUIRE(cudaMemcpy(dval, a.val.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+    cudaFree(dval);
+  }
+#endif
 
   TEST_CASE("GPU: two factorizations are bitwise identical") {
     if (!need_gpu()) return;

@@ -268,6 +268,23 @@ bool gpu_available(std::string* why) {
   return true;
 }
 
+bool is_device_pointer(const void* p) {
+  if (!p) return false;
+  cudaPointerAttributes at{};
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+    cudaGetLastError();  // not a pointer CUDA knows (or no device): host memory
+    return false;
+  }
+  return at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged;
+}
+
+void copy_device_values(const double* d, offset_t n, Vector<double>& h) {
+  h.resize(static_cast<size_t>(n));
+  if (n > 0)
+    check_cuda(cudaMemcpy(h.data(), d, static_cast<size_t>(n) * sizeof(double), cudaMemcpyDefault),
+               "copy of the values to the host");
+}
+
 namespace {
 /// The warm-up thread's completion; std::async's future waits in its destructor.
 struct GpuWarmup {
@@ -357,7 +374,15 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
 
   DeviceBuffer<double>& dval = ws.val;
   DeviceBuffer<double>& dscale = ws.scale;
-  dval.upload(val, static_cast<size_t>(sym.nnz_in), st);
+  const bool val_on_device = is_device_pointer(val);
+  if (val_on_device) {  // the caller's values already in device memory: one copy on the device
+    dval.reserve_discard(static_cast<size_t>(sym.nnz_in));
+    if (sym.nnz_in > 0)
+      check_cuda(cudaMemcpyAsync(dval.get(), val, static_cast<size_t>(sym.nnz_in) * sizeof(double), cudaMemcpyDefault, st),
+                 "copy of the values on the device");
+  } else {
+    dval.upload(val, static_cast<size_t>(sym.nnz_in), st);
+  }
   if (check_values) {  // one pass on the device; only if it finds one, the host search that names the entry
     ws.nonfinite.reserve_discard(1);
     ws.nonfinite_host.reserve_discard(1);
@@ -366,7 +391,12 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
     check_cuda(cudaMemcpyAsync(ws.nonfinite_host.get(), ws.nonfinite.get(), sizeof(int), cudaMemcpyDeviceToHost, st),
                "copy of the values check");
     stream.sync();
-    if (*ws.nonfinite_host.get() != 0) throw_first_nonfinite(sym, val);
+    if (*ws.nonfinite_host.get() != 0) {
+      if (!val_on_device) throw_first_nonfinite(sym, val);
+      Vector<double> host;
+      copy_device_values(val, sym.nnz_in, host);
+      throw_first_nonfinite(sym, host.data());
+    }
   }
   if (scale) dscale.upload(scale, static_cast<size_t>(sym.n), st);
   const auto h0_values = clock::now();

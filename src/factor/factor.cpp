@@ -105,9 +105,20 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   const bool values_on_host_first = (options.scaling != Scaling::none && options.scaling != Scaling::user &&
                                      options.scaling != Scaling::from_ordering) ||
                                     sym.structurally_singular;
+  // Values in device memory (Backend::gpu only: asking CUDA about the pointer would initialize it for a CPU
+  // factorization): the GPU factorization copies them on the device; what reads them on the host (a computed
+  // scaling, the host check) reads a copy.
+  const bool val_on_device = backend == Backend::gpu && sym.nnz_in > 0 && detail::is_device_pointer(val);
   const bool check_on_device = backend == Backend::gpu && !values_on_host_first &&
-                               sym.nnz_in >= detail::device_value_check_entries && detail::gpu_available();
-  if (!check_on_device) detail::check_values_finite(sym, val);
+                               (val_on_device || sym.nnz_in >= detail::device_value_check_entries) &&
+                               detail::gpu_available();
+  Vector<double> host_copy;
+  const double* hval = val;  // the values as the host reads them
+  if (val_on_device && !check_on_device) {
+    detail::copy_device_values(val, sym.nnz_in, host_copy);
+    hval = host_copy.data();
+  }
+  if (!check_on_device) detail::check_values_finite(sym, hval);
   const double* sc = nullptr;
   index_t structural_rank = sym.n;  // known when a maximum matching was computed (matching scaling or ordering)
   Vector<double> computed;  // Scaling::matching / auction / equilibrate / from_ordering
@@ -120,7 +131,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   } else if (options.scaling != Scaling::none) {
     detail::ScalingInfo sinfo;
     try {
-      computed = detail::compute_scaling(sym, val, options.scaling, sinfo);
+      computed = detail::compute_scaling(sym, hval, options.scaling, sinfo);
     } catch (const std::bad_alloc&) {
       throw Error(flag::allocation, "host allocation failed while computing the scaling");
     }
@@ -138,7 +149,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
     // a structurally singular analysis without its matching's cardinality: compute one
     detail::ScalingInfo rank_info;
     try {
-      detail::compute_scaling(sym, val, Scaling::matching, rank_info);
+      detail::compute_scaling(sym, hval, Scaling::matching, rank_info);
     } catch (const std::bad_alloc&) {
       throw Error(flag::allocation, "host allocation failed while computing the structural rank");
     }
@@ -159,7 +170,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
     if (sc) nf->scale.assign(sc, sc + sym.n);
     if (backend == Backend::gpu)
       detail::factor_multifrontal_gpu(sym, val, sc, mode, options, *nf, inform, check_on_device);
-    else detail::factor_multifrontal_cpu(sym, val, sc, mode, options, *nf, inform);
+    else detail::factor_multifrontal_cpu(sym, hval, sc, mode, options, *nf, inform);
   } catch (const std::bad_alloc&) {
     throw Error(flag::allocation, "host allocation failed during factorization");
   }

@@ -15,6 +15,12 @@ namespace detail {
 /// True when this build has CUDA and a device is present. `why` (optional) receives the reason when not.
 bool gpu_available(std::string* why = nullptr);
 
+/// True when p points to memory of a CUDA device (or managed memory); false for host memory and without CUDA.
+bool is_device_pointer(const void* p);
+
+/// Copies n doubles from device (or managed) memory at d to h (resized to n).
+void copy_device_values(const double* d, offset_t n, Vector<double>& h);
+
 /// Factorize on the GPU, level by level (Hogg, Ovtchinnikov & Scott 2016, §3): same contract as
 /// factor_multifrontal_cpu. The factors are copied back into `out` (host layout shared with the CPU path).
 /// Throws Error(no_cuda) without CUDA/device, Error(cuda) with the CUDA message on a CUDA failure,

@@ -12,6 +12,12 @@ bool gpu_available(std::string* why) {
 }
 
 std::shared_ptr<void> start_gpu_warmup(bool) { return nullptr; }
+
+bool is_device_pointer(const void*) { return false; }
+
+void copy_device_values(const double*, offset_t, Vector<double>&) {
+  throw Error(flag::no_cuda, "built without CUDA: device memory cannot be read");
+}
 void wait_gpu_warmup(const std::shared_ptr<void>&) {}
 
 void factor_multifrontal_gpu(const Symbolic&, const double*, const double*, Mode, const Options&, NumericFactors&,
