@@ -4,9 +4,12 @@
 // every shared symmetric matrix.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifdef SSIDS_TEST_HAVE_CUDA
@@ -233,11 +236,27 @@ TEST_SUITE("gpu") {
     Inform inf;
     auto an = analyse(a.view(), o, inf);
     double* dval = nullptr;
+    double* staged = nullptr;  // page-locked: a copy from it on the caller's stream is still running on return
+    cudaStream_t caller = nullptr;
     const size_t bytes = a.val.size() * sizeof(double);
     REQUIRE(cudaMalloc(&dval, bytes) == cudaSuccess);
-    REQUIRE(cudaMemcpy(dval, a.val.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMallocHost(&staged, 2 * bytes) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&caller, cudaStreamNonBlocking) == cudaSuccess);
+    auto bad = a.val;
+    bad[bad.size() / 3] = std::nan("");
+    std::copy(a.val.begin(), a.val.end(), staged);
+    std::copy(bad.begin(), bad.end(), staged + a.val.size());
+    // the values written by the caller's own stream behind 20 ms of other work (a host function that sleeps), not
+    // synchronized: factor() must wait for that stream's copy
+    auto write_values = [&](const double* from) {
+      REQUIRE(cudaLaunchHostFunc(caller, [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); },
+                                 nullptr) == cudaSuccess);
+      REQUIRE(cudaMemcpyAsync(dval, from, bytes, cudaMemcpyHostToDevice, caller) == cudaSuccess);
+    };
+    write_values(staged);
     // no scaling (the values are only read on the device) and a computed scaling (read on the host first)
     for (Scaling sc : {Scaling::none, Scaling::matching}) {
+      CAPTURE(static_cast<int>(sc));
       o.scaling = sc;
       Inform ih, id;
       auto fh = factor(an, a.val.data(), Mode::indefinite, o, ih);
@@ -248,9 +267,7 @@ TEST_SUITE("gpu") {
       CHECK(id.num_delay == ih.num_delay);
       CHECK(id.num_neg + id.num_pos + id.num_zero == a.n);
       // a NaN among the device values: the host values' error and message
-      auto bad = a.val;
-      bad[bad.size() / 3] = std::nan("");
-      REQUIRE(cudaMemcpy(dval, bad.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+      write_values(staged + a.val.size());
       std::string msg_d, msg_h;
       try {
         factor(an, dval, Mode::indefinite, o, id);
@@ -265,8 +282,11 @@ TEST_SUITE("gpu") {
       }
       CHECK(!msg_d.empty());
       CHECK(msg_d == msg_h);
-      REQUIRE(cudaMemcpy(dval, a.val.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+      write_values(staged);
     }
+    cudaStreamSynchronize(caller);
+    cudaStreamDestroy(caller);
+    cudaFreeHost(staged);
     cudaFree(dval);
   }
 #endif

@@ -58,8 +58,9 @@ class Factors {
 
 /// Factorize the matrix with the pattern analysed in `analysis` and values `val` (same positions as the
 /// arrays given to analyse). With options.backend == Backend::gpu, `val` may also point to device memory (as
-/// cuDSS takes its values; the factorization then copies them on the device); with the other backends it must
-/// be host memory. `scale` (size n, optional, Scaling::user only): the factorization is of S A S.
+/// cuDSS takes its values; the factorization then copies them on the device, after waiting for all work queued
+/// on that device, so values written by any stream are complete); with the other backends it must be host
+/// memory. `scale` (size n, optional, Scaling::user only): the factorization is of S A S.
 /// Throws Error: call_sequence (empty analysis), missing_values, nan_inf, singular (action == false),
 /// not_posdef, allocation, no_cuda. Warnings (singular) in inform.flag.
 Factors factor(const Analysis& analysis, const double* val, Mode mode, const Options& options, Inform& inform,

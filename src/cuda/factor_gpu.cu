@@ -278,6 +278,18 @@ bool is_device_pointer(const void* p) {
   return at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged;
 }
 
+void wait_for_device_values(const void* p) {
+  cudaPointerAttributes at{};
+  check_cuda(cudaPointerGetAttributes(&at, p), "cudaPointerGetAttributes");
+  int current = 0;
+  check_cuda(cudaGetDevice(&current), "cudaGetDevice");
+  const int owner = at.type == cudaMemoryTypeDevice && at.device >= 0 ? at.device : current;
+  if (owner != current) check_cuda(cudaSetDevice(owner), "cudaSetDevice");
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (owner != current) cudaSetDevice(current);
+  check_cuda(e, "waiting for the work that writes the values");
+}
+
 void copy_device_values(const double* d, offset_t n, Vector<double>& h) {
   h.resize(static_cast<size_t>(n));
   if (n > 0)

@@ -109,6 +109,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   // factorization): the GPU factorization copies them on the device; what reads them on the host (a computed
   // scaling, the host check) reads a copy.
   const bool val_on_device = backend == Backend::gpu && sym.nnz_in > 0 && detail::is_device_pointer(val);
+  if (val_on_device) detail::wait_for_device_values(val);
   const bool check_on_device = backend == Backend::gpu && !values_on_host_first &&
                                (val_on_device || sym.nnz_in >= detail::device_value_check_entries) &&
                                detail::gpu_available();

@@ -18,6 +18,11 @@ bool gpu_available(std::string* why = nullptr);
 /// True when p points to memory of a CUDA device (or managed memory); false for host memory and without CUDA.
 bool is_device_pointer(const void* p);
 
+/// Waits for every piece of work queued on the device that holds p (cudaDeviceSynchronize): values in device
+/// memory may be written by work on any of the caller's streams, which the factorization's own streams do not
+/// follow (a pageable cudaMemcpy to the device, for one, may return before its transfer ends).
+void wait_for_device_values(const void* p);
+
 /// Copies n doubles from device (or managed) memory at d to h (resized to n).
 void copy_device_values(const double* d, offset_t n, Vector<double>& h);
 

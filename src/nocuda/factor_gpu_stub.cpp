@@ -15,6 +15,8 @@ std::shared_ptr<void> start_gpu_warmup(bool) { return nullptr; }
 
 bool is_device_pointer(const void*) { return false; }
 
+void wait_for_device_values(const void*) {}
+
 void copy_device_values(const double*, offset_t, Vector<double>&) {
   throw Error(flag::no_cuda, "built without CUDA: device memory cannot be read");
 }
