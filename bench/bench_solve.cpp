@@ -10,9 +10,8 @@
 // read twice (forward and backward: 2 * nnz(L) * 8 bytes) at the measured device-to-device copy rate
 // (cudaMemcpy of 1 GiB, read + write counted). Presolve pays off after (extra factor time) / (solve time
 // saved) solves. --compact-blocks B: nodes of up to B row blocks are one task per sweep (default 8, the
-// largest; 0: every node by row blocks and tiles, as before session 8). --row-group G: the forward sweep
-// takes up to G row blocks after a node's pivots per task (default 4, the largest; 1: one per row block, as
-// before session 9).
+// largest; 0: every node by row blocks and tiles, no node as one task). --row-group G: the forward sweep
+// takes up to G row blocks after a node's pivots per task (default 4, the largest; 1: one per row block).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -146,8 +146,8 @@ TEST_SUITE("gpu") {
   TEST_CASE("GPU: big contribution updates (plain DGEMMs on side streams beside the tensor-core kernel) - exact inertia - bitwise repeats") {
     if (!need_gpu()) return;
     // gen:laplace3d:44 with the bounds of the plain calls at 512 x 512 and 2.5e8 multiply-adds has 4 such pieces
-    // with the default analysis (more than there are side streams); these are the library's bounds since
-    // session 12, set here so that the test keeps its pieces if the defaults move
+    // with the default analysis (more than there are side streams); these are the library's default bounds, set
+    // here so that the test keeps its pieces if the defaults move
     struct Bounds {
       std::pair<int, double> old = ssids::detail::set_gpu_plain_gemm_bounds(512, 2.5e8);
       ~Bounds() { ssids::detail::set_gpu_plain_gemm_bounds(old.first, old.second); }
