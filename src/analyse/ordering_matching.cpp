@@ -523,8 +523,15 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
          decided_need_p.load(std::memory_order_acquire)))
       order_plain_ahead();
   };
-  // the matching on the calling thread: a loaded machine may leave the task waiting for a second thread
-  fork_join(plain_side, pairs_side);
+  // the matching on the calling thread: a loaded machine may leave the task waiting for a second thread.
+  // With dense vertices the values' side (without the dense rows) and the compressed candidate take less time
+  // than the plain candidate's nested dissection, which starts at once: that one runs on the calling thread,
+  // so that the other thread, done with its side, can take its tasks (a thread waiting for a task cannot run
+  // that task's own tasks, which would leave it idle for the rest of the plain candidate's ordering)
+  if (dense.empty())
+    fork_join(plain_side, pairs_side);
+  else
+    fork_join(pairs_side, plain_side);
   MatchingOrder out;
   out.scale = std::move(mp.scale);
   out.matched = mp.matched;
