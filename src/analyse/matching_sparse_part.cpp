@@ -20,47 +20,45 @@ namespace {
 /// loc), rows increasing within each column, and -log|a_ij| along its entries (one logarithm per entry of the
 /// lower triangle): full_from_view's one-scatter path restricted to the sparse part.
 FullSymmetric sparse_full(const CscView& a, const Vector<index_t>& loc, index_t ns, Vector<double>& neg_log_abs) {
-  const index_t n = a.n;
   const offset_t p0 = a.ptr[0];
+  // visit(li, lj, k) for every entry k of the sparse part, column by column (li >= lj)
+  auto each_entry = [&](auto&& visit) {
+    for (index_t j = 0; j < a.n; ++j) {
+      const index_t lj = loc[j];
+      if (lj < 0) continue;
+      for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
+        const index_t li = loc[a.row[k] - a.base];
+        if (li >= 0) visit(li, lj, k);
+      }
+    }
+  };
   FullSymmetric f;
   f.n = ns;
   f.ptr.assign(static_cast<size_t>(ns) + 1, 0);
-  for (index_t j = 0; j < n; ++j) {
-    const index_t lj = loc[j];
-    if (lj < 0) continue;
-    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
-      const index_t li = loc[a.row[k] - a.base];
-      if (li < 0) continue;
-      ++f.ptr[lj + 1];
-      if (li != lj) ++f.ptr[li + 1];
-    }
-  }
+  each_entry([&](index_t li, index_t lj, offset_t) {
+    ++f.ptr[lj + 1];
+    if (li != lj) ++f.ptr[li + 1];
+  });
   for (index_t j = 0; j < ns; ++j) f.ptr[j + 1] += f.ptr[j];
   const size_t m = static_cast<size_t>(f.ptr[ns]);
   f.row.resize(m);
   f.val.resize(m);
   neg_log_abs.resize(m);
   Vector<offset_t> next(f.ptr.begin(), f.ptr.end() - 1);
-  for (index_t j = 0; j < n; ++j) {
-    const index_t lj = loc[j];
-    if (lj < 0) continue;
-    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
-      const index_t li = loc[a.row[k] - a.base];
-      if (li < 0) continue;
-      const double x = a.val[k];
-      const double nl = neg_log_magnitude(x);
-      offset_t q = next[lj]++;
-      f.row[q] = li;
+  each_entry([&](index_t li, index_t lj, offset_t k) {
+    const double x = a.val[k];
+    const double nl = neg_log_magnitude(x);
+    offset_t q = next[lj]++;
+    f.row[q] = li;
+    f.val[q] = x;
+    neg_log_abs[q] = nl;
+    if (li != lj) {
+      q = next[li]++;
+      f.row[q] = lj;
       f.val[q] = x;
       neg_log_abs[q] = nl;
-      if (li != lj) {
-        q = next[li]++;
-        f.row[q] = lj;
-        f.val[q] = x;
-        neg_log_abs[q] = nl;
-      }
     }
-  }
+  });
   return f;
 }
 
