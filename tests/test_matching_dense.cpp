@@ -2,7 +2,8 @@
 // part (analyse/matching_sparse_part.hpp): the matching never sees the dense rows' entries, the scaling is
 // still valid on every entry with a matched entry at 1 in every sparse row, dense rows are never paired, the
 // scaled magnitudes along the graph are those of the whole matrix, the factorization keeps the exact inertia,
-// and a re-analysis of the same pattern computes the same values side as a fresh one.
+// and a re-analysis of the same pattern computes the same values side as a fresh one. Large clean inputs: the
+// graph and the amap built in two halves side by side are the serial, general path's.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,13 +12,16 @@
 #include <vector>
 
 #include "analyse/dense_rows.hpp"
+#include "analyse/maps.hpp"
 #include "analyse/ordering_matching.hpp"
+#include "analyse/tasks.hpp"
 #include "analyse/symbolic.hpp"
 #include "analyse/validate.hpp"
 #include "common/matching.hpp"
 #include "scaling/scaling.hpp"
 #include "ssids/analyse.hpp"
 #include "ssids/factor.hpp"
+#include "ssids/generate.hpp"
 #include "support.hpp"
 #include "support_factor.hpp"
 
@@ -186,4 +190,43 @@ TEST_CASE("matching with dense rows: exact inertia against METIS - one and two t
   const Analysis again = reanalyse(r.analysis, b.view(), o, inf);
   CHECK(again.symbolic().matching_scale == fresh.symbolic().matching_scale);
   CHECK(again.symbolic().matched == a.n);
+}
+
+TEST_CASE("large clean input: the graph read in two halves is the general path's - the amap covers every entry") {
+  const SymmetricMatrix a = generate_kkt_dense(30000, 15000, 8, 3);
+  REQUIRE(a.nnz() >= detail::kCleanSplitEntries);
+  REQUIRE(a.nnz() >= detail::kAmapSplitEntries);
+  detail::InputCheck c1, c2;
+  detail::Graph g1, g2;
+  detail::in_task_team(2, [&] { g1 = detail::clean_pattern(a.view(), c1); });
+  g2 = detail::clean_pattern(as_upper(a).view(), c2);  // mirrored: the general path, the same cleaned triangle
+  CHECK(g1.ptr == g2.ptr);
+  CHECK(g1.adj == g2.adj);
+  CHECK(c1.nnz == c2.nnz);
+  CHECK(c1.missing_diag == c2.missing_diag);
+  CHECK(c1.upper == 0);
+  for (Ordering ord : {Ordering::metis, Ordering::matching}) {
+    Options o;
+    o.ordering = ord;
+    o.num_threads = 2;
+    Inform inf;
+    const Analysis an = analyse(a.view(), o, inf);
+    const detail::Symbolic& s = an.symbolic();
+    Vector<index_t> col(static_cast<size_t>(a.nnz()));
+    for (index_t j = 0; j < a.n; ++j)
+      for (offset_t k = a.ptr[j]; k < a.ptr[j + 1]; ++k) col[k] = j;
+    Vector<char> seen(static_cast<size_t>(a.nnz()), 0);
+    bool ok = true;
+    for (index_t v = 0; v < s.nsup; ++v)
+      for (offset_t e = s.amap_ptr[v]; e < s.amap_ptr[v + 1]; ++e) {
+        const detail::AEntry& m = s.amap[e];
+        ok = ok && (e == s.amap_ptr[v] || s.amap[e - 1].src < m.src) && !seen[m.src];
+        seen[m.src] = 1;
+        const index_t r = s.perm[s.rlist[s.rptr[v] + m.lrow]], c = s.perm[s.sptr[v] + m.lcol];
+        const index_t i = a.row[m.src], j = col[m.src];
+        ok = ok && ((r == i && c == j) || (r == j && c == i));
+      }
+    CHECK(ok);
+    CHECK(std::count(seen.begin(), seen.end(), char(1)) == a.nnz());
+  }
 }
