@@ -173,8 +173,10 @@ bool sparse_part_input(const CscView& a, bool degree_dense) {
 bool matching_pairs_sparse_part(const Graph& g, const CscView& a, const Vector<index_t>& dense, MatchingPairs& out,
                                 AnalyseProfile* profile) {
   PhaseTimer timer(profile);
-  if (dense.empty() || !sparse_part_input(a, false)) return false;
   const index_t n = a.n;
+  // for a few dense rows: where most are dense (a small dense matrix), the whole matrix's matching gives
+  // every row its matched entry at 1
+  if (dense.empty() || 2 * static_cast<offset_t>(dense.size()) > n || !sparse_part_input(a, false)) return false;
   const size_t un = static_cast<size_t>(n);
   const offset_t p0 = a.ptr[0];
   const index_t nd = static_cast<index_t>(dense.size());

@@ -13,10 +13,11 @@
 // pattern (MC21, Duff 1981), which end at once on the matrices this is for.
 //
 // It applies to the inputs analyse likes best (a lower triangle with increasing rows in every column, all in
-// range, no duplicates), whose graph's adjacency follows the input's entries; on any other input, and where
-// the sparse part is structurally singular, its duals drift (matching_scaling's fallback), a dense entry is an
-// explicit zero or the dense columns cannot all be matched, matching_pairs uses the matching of the whole
-// matrix instead (matching_pairs_of_values), which handles those cases exactly.
+// range, no duplicates), whose graph's adjacency follows the input's entries, with at most half of the rows
+// dense; on any other input, and where the sparse part is structurally singular, its duals drift
+// (matching_scaling's fallback), a dense entry is an explicit zero or the dense columns cannot all be
+// matched, matching_pairs uses the matching of the whole matrix instead (matching_pairs_of_values), which
+// handles those cases exactly.
 #pragma once
 #include "analyse/ordering_matching.hpp"
 
