@@ -48,7 +48,9 @@ void build_row_lists(const Graph& g, Symbolic& s) {
         }
       }
     }
-    for (index_t c = first; c < last; ++c) {
+    // the rows of A below the node's columns (none for a node ending at the last position, such as the one
+    // holding the dense rows, whose long adjacency lists are then not read)
+    for (index_t c = first; c < last && last < s.n; ++c) {
       const index_t var = s.perm[c];
       for (offset_t e = g.ptr[var]; e < g.ptr[var + 1]; ++e) {
         const index_t r = s.invp[g.adj[e]];
