@@ -46,7 +46,9 @@ std::shared_ptr<const detail::Symbolic> run_analyse(const CscView& a, const Opti
   PhaseTimer timer(profile);
   check_arguments(a);
   InputCheck check;
-  Graph g = clean_pattern(a, check);
+  Graph g;
+  const bool split = a.n > 0 && a.ptr[a.n] - a.ptr[0] >= kCleanSplitEntries;  // two tasks (validate.hpp)
+  in_task_team(split ? analyse_threads(options.num_threads, a.n) : 1, [&] { g = clean_pattern(a, check); });
   timer.lap("check");
 
   const AmalgamationRule rule = amalgamation_rule(options);

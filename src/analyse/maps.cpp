@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "analyse/maps.hpp"
+#include "analyse/tasks.hpp"
 
 namespace ssids {
 namespace detail {
@@ -47,7 +48,9 @@ void build_row_lists(const Graph& g, Symbolic& s) {
         }
       }
     }
-    for (index_t c = first; c < last; ++c) {
+    // the rows of A below the node's columns (none for a node ending at the last position, such as the one
+    // holding the dense rows, whose long adjacency lists are then not read)
+    for (index_t c = first; c < last && last < s.n; ++c) {
       const index_t var = s.perm[c];
       for (offset_t e = g.ptr[var]; e < g.ptr[var + 1]; ++e) {
         const index_t r = s.invp[g.adj[e]];
@@ -86,35 +89,55 @@ void build_amap(const CscView& a, Symbolic& s) {
   for (index_t v = 0; v < s.nsup; ++v)
     for (index_t c = s.sptr[v]; c < s.sptr[v + 1]; ++c) col_node[c] = v;
   const offset_t p0 = a.ptr[0];
-  // pass 1: entries per node
-  for (index_t j = 0; j < n; ++j)
-    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
-      const index_t i = a.row[k] - a.base;
-      if (i < 0 || i >= n) continue;
-      ++s.amap_ptr[col_node[std::min(s.invp[i], s.invp[j])] + 1];
-    }
-  for (index_t v = 0; v < s.nsup; ++v) s.amap_ptr[v + 1] += s.amap_ptr[v];
-  // pass 2: in src order, so each node's entries are sorted by src; hold global (row, col) for now
+  // The entries in two halves of the columns, side by side (tasks.hpp) when there are many: each half counted
+  // per node, then placed in src order with the first half's entries of a node before the second's, so each
+  // node's entries are sorted by src whatever the split; global (row, col) for now.
+  const offset_t nnz = a.ptr[n] - p0;
+  const index_t half = nnz < kAmapSplitEntries
+                           ? n
+                           : static_cast<index_t>(std::upper_bound(a.ptr, a.ptr + n, p0 + nnz / 2) - a.ptr - 1);
+  Vector<offset_t> count_lo(static_cast<size_t>(s.nsup), 0), count_hi(static_cast<size_t>(s.nsup), 0);
+  auto count = [&](index_t j0, index_t j1, Vector<offset_t>& count) {
+    for (index_t j = j0; j < j1; ++j)
+      for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
+        const index_t i = a.row[k] - a.base;
+        if (i < 0 || i >= n) continue;
+        ++count[col_node[std::min(s.invp[i], s.invp[j])]];
+      }
+  };
+  fork_join([&] { count(half, n, count_hi); }, [&] { count(0, half, count_lo); });
+  for (index_t v = 0; v < s.nsup; ++v) s.amap_ptr[v + 1] = s.amap_ptr[v] + count_lo[v] + count_hi[v];
   s.amap.resize(static_cast<size_t>(s.amap_ptr[s.nsup]));
-  {
-    Vector<offset_t> next(s.amap_ptr.begin(), s.amap_ptr.end() - 1);
-    for (index_t j = 0; j < n; ++j)
+  auto place = [&](index_t j0, index_t j1, Vector<offset_t>& next) {  // next: where each node's entries go
+    for (index_t j = j0; j < j1; ++j)
       for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
         const index_t i = a.row[k] - a.base;
         if (i < 0 || i >= n) continue;
         const index_t c = std::min(s.invp[i], s.invp[j]), r = std::max(s.invp[i], s.invp[j]);
         s.amap[next[col_node[c]]++] = AEntry{k, r, c};
       }
-  }
-  // pass 3: global positions to local ones, node by node
-  Vector<index_t> pos(static_cast<size_t>(n), -1);
+  };
   for (index_t v = 0; v < s.nsup; ++v) {
-    for (offset_t k = s.rptr[v]; k < s.rptr[v + 1]; ++k) pos[s.rlist[k]] = static_cast<index_t>(k - s.rptr[v]);
-    for (offset_t e = s.amap_ptr[v]; e < s.amap_ptr[v + 1]; ++e) {
-      s.amap[e].lrow = pos[s.amap[e].lrow];
-      s.amap[e].lcol -= s.sptr[v];
-    }
+    count_hi[v] = s.amap_ptr[v] + count_lo[v];
+    count_lo[v] = s.amap_ptr[v];
   }
+  fork_join([&] { place(half, n, count_hi); }, [&] { place(0, half, count_lo); });
+  // global positions to local ones, node by node: the nodes in two parts of about equal entries
+  auto localize = [&](index_t v0, index_t v1) {
+    Vector<index_t> pos(static_cast<size_t>(n), -1);
+    for (index_t v = v0; v < v1; ++v) {
+      for (offset_t k = s.rptr[v]; k < s.rptr[v + 1]; ++k) pos[s.rlist[k]] = static_cast<index_t>(k - s.rptr[v]);
+      for (offset_t e = s.amap_ptr[v]; e < s.amap_ptr[v + 1]; ++e) {
+        s.amap[e].lrow = pos[s.amap[e].lrow];
+        s.amap[e].lcol -= s.sptr[v];
+      }
+    }
+  };
+  const index_t mid =
+      half == n ? s.nsup
+                : static_cast<index_t>(std::upper_bound(s.amap_ptr.begin(), s.amap_ptr.end(), s.amap_ptr[s.nsup] / 2) -
+                                       s.amap_ptr.begin() - 1);
+  fork_join([&] { localize(mid, s.nsup); }, [&] { localize(0, mid); });
 }
 
 }  // namespace detail

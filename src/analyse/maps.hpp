@@ -13,7 +13,10 @@ void build_children(Symbolic& s);
 void build_row_lists(const Graph& g, Symbolic& s);
 /// cmap (needs rlist, children).
 void build_cmap(Symbolic& s);
-/// amap_ptr/amap from the caller's arrays (needs rlist, invp; a already checked).
+/// From this many input entries build_amap runs its passes in two tasks each (inside a task team).
+constexpr offset_t kAmapSplitEntries = offset_t(1) << 18;
+/// amap_ptr/amap from the caller's arrays (needs rlist, invp; a already checked). The same result on any
+/// number of threads.
 void build_amap(const CscView& a, Symbolic& s);
 /// node_level, level_ptr, level_nodes, num_levels (needs sparent).
 void build_levels(Symbolic& s);

@@ -53,6 +53,7 @@
 #include "analyse/delays.hpp"
 #include "analyse/dense_rows.hpp"
 #include "analyse/etree.hpp"
+#include "analyse/matching_sparse_part.hpp"
 #include "analyse/nested_dissection.hpp"
 #include "analyse/profile.hpp"
 #include "analyse/supernodes.hpp"
@@ -190,13 +191,23 @@ struct CompressedGraph {
   Graph cg;
   Vector<index_t> vwgt;           ///< 1 or 2
   Vector<index_t> first, second;  ///< the variables of each vertex (second: -1 for a singleton)
+  Vector<index_t> last;           ///< variables left out of cg, ordered after it (the dense ones)
 };
 
-CompressedGraph compress(const Graph& g, const Vector<index_t>& partner) {
+/// `dense`: g's dense vertices (dense_vertices). When none of them is in a pair, they are left out of the
+/// compressed graph (with their edges) and ordered after it, in that order, as the orderings would order them
+/// (dense_rows.hpp); that spares the passes over their adjacency here and in the ordering.
+CompressedGraph compress(const Graph& g, const Vector<index_t>& partner, const Vector<index_t>& dense) {
   const index_t n = g.n;
   const size_t un = static_cast<size_t>(n);
   CompressedGraph c;
   Vector<index_t> cid(un, -1);
+  const bool leave_out =
+      !dense.empty() && std::all_of(dense.begin(), dense.end(), [&](index_t d) { return partner[d] == -1; });
+  if (leave_out) {
+    c.last = dense;
+    for (index_t d : dense) cid[d] = -2;  // no vertex of cg; edges to it are skipped
+  }
   c.first.resize(un);
   c.second.assign(un, -1);
   index_t nc = 0;
@@ -225,7 +236,7 @@ CompressedGraph compress(const Graph& g, const Vector<index_t>& partner) {
       if (x == -1) continue;
       for (offset_t e = g.ptr[x]; e < g.ptr[x + 1]; ++e) {
         const index_t d = cid[g.adj[e]];
-        if (mark[d] != v) {
+        if (d >= 0 && mark[d] != v) {
           mark[d] = v;
           cg.adj.push_back(d);
         }
@@ -240,12 +251,13 @@ CompressedGraph compress(const Graph& g, const Vector<index_t>& partner) {
 Vector<index_t> compressed_order(const CompressedGraph& c, OrderFn order) {
   const Vector<index_t> cperm = order(c.cg, c.vwgt.data());
   Vector<index_t> perm;
-  perm.reserve(c.first.size() + c.first.size());
+  perm.reserve(c.first.size() + c.first.size() + c.last.size());
   for (index_t k = 0; k < c.cg.n; ++k) {
     const index_t v = cperm[k];
     perm.push_back(c.first[v]);
     if (c.second[v] != -1) perm.push_back(c.second[v]);
   }
+  perm.insert(perm.end(), c.last.begin(), c.last.end());
   return perm;
 }
 
@@ -266,6 +278,11 @@ Choice clear_choice(const DelayPrediction& c, const DelayPrediction& p, double s
 }  // namespace
 
 MatchingPairs matching_pairs(const Graph& g, const CscView& a, AnalyseProfile* profile) {
+  {
+    const Vector<index_t> dense = dense_vertices(g);
+    MatchingPairs out;
+    if (!dense.empty() && matching_pairs_sparse_part(g, a, dense, out, profile)) return out;
+  }
   FullSymmetric f;
   MatchingPairs out = matching_pairs_of_values(a, f, profile);
   PhaseTimer timer(profile);
@@ -422,7 +439,7 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   Candidate cc_thorough;         // the compressed candidate by the thorough ordering, when ordered ahead
   bool cc_thorough_done = false, cp_delays_done = false;
   Candidate cp_thorough;         // the plain graph's thorough order (pattern part predicted), when ordered ahead
-  bool cp_thorough_done = false;
+  bool cp_thorough_done = false, cp_thorough_delays = false;  // ... and its delays predicted
   // The plain candidate needs the pattern only: its orders are computed beside the matching (two tasks,
   // tasks.hpp). Where the thorough ordering is one METIS call (graphs of at most kNdLeafVertices; above,
   // nested dissection spreads over the whole team, and the two candidates' calls run side by side after the
@@ -435,13 +452,15 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   // Every order is a function of the graph or the pairs alone and the choice is made after both tasks, so the
   // result is the same whatever ran early, on any number of threads.
   std::atomic<bool> matched{false}, plain_ready{false};
+  std::atomic<bool> values_ok{false};  // mp holds the values' side's result (read only from then on)
   std::atomic<bool> decided{false}, decided_need_p{false};  // the pairs side's early choice, when it made one
   const bool concurrent = omp_get_num_threads() > 1;  // in a team of threads (tasks.hpp): a second one may help
   // a thorough ordering may start before the choice: on graphs of one METIS call, and on graphs with dense
   // vertices, whose values' side (both triangles, the matching weights: linear in the dense rows' entries,
   // which the orderings never see) would otherwise leave the second thread idle for longer than the plain
   // candidate's nested dissection takes
-  const bool ahead = n <= kNdLeafVertices || !dense_vertices(g).empty();
+  const Vector<index_t> dense = dense_vertices(g);
+  const bool ahead = n <= kNdLeafVertices || !dense.empty();
   auto pairs_side = [&] {
     try {
       mp = pairs_of_values();
@@ -449,11 +468,12 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
       matched.store(true, std::memory_order_release);
       throw;
     }
+    values_ok.store(true, std::memory_order_release);
     matched.store(true, std::memory_order_release);
     with_pairs = mp.pairs > 0;
     if (!with_pairs) return;
     PhaseTimer t(pc);
-    comp = compress(g, mp.partner);
+    comp = compress(g, mp.partner, dense);
     t.lap("compressed graph");
     if (!cheap) {
       if (!ahead) return;
@@ -475,6 +495,13 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
   };
   auto order_plain_ahead = [&] {  // with the pattern part of its prediction
     cp_thorough = plain_predicted(plain_order(orderings.thorough, pp, "METIS plain"), pp);
+    // its delays too when the values are known by now, rather than after both sides
+    if (values_ok.load(std::memory_order_acquire)) {
+      PhaseTimer t(pp);
+      add_delays(g, cp_thorough, mp);
+      t.lap("predictions");
+      cp_thorough_delays = true;
+    }
     cp_thorough_done = true;
   };
   auto plain_side = [&] {
@@ -496,8 +523,15 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
          decided_need_p.load(std::memory_order_acquire)))
       order_plain_ahead();
   };
-  // the matching on the calling thread: a loaded machine may leave the task waiting for a second thread
-  fork_join(plain_side, pairs_side);
+  // the matching on the calling thread: a loaded machine may leave the task waiting for a second thread.
+  // With dense vertices the values' side (without the dense rows) and the compressed candidate take less time
+  // than the plain candidate's nested dissection, which starts at once: that one runs on the calling thread,
+  // so that the other thread, done with its side, can take its tasks (a thread waiting for a task cannot run
+  // that task's own tasks, which would leave it idle for the rest of the plain candidate's ordering)
+  if (dense.empty())
+    fork_join(plain_side, pairs_side);
+  else
+    fork_join(pairs_side, plain_side);
   MatchingOrder out;
   out.scale = std::move(mp.scale);
   out.matched = mp.matched;
@@ -522,10 +556,11 @@ MatchingOrder order_matching(const Graph& g, const std::function<MatchingPairs()
     };
     auto order_p = [&] {
       if (!need_p) return;
+      const bool ahead_with_delays = known_thorough.empty() && cp_thorough_done && cp_thorough_delays;
       Candidate c = !known_thorough.empty() ? plain_predicted(known_thorough, pp)
                     : cp_thorough_done      ? std::move(cp_thorough)
                                             : plain_predicted(plain_order(orderings.thorough, pp, "METIS plain"), pp);
-      add_delays(g, c, mp);
+      if (!ahead_with_delays) add_delays(g, c, mp);
       out.plain.thorough = c.perm;
       keep_better(cp, std::move(c));
     };

@@ -34,6 +34,7 @@
 #include <optional>
 
 #include "analyse/delays.hpp"
+#include "analyse/matching_sparse_part.hpp"
 #include "analyse/ordering.hpp"
 #include "analyse/ordering_matching.hpp"
 #include "analyse/pattern.hpp"
@@ -261,12 +262,25 @@ bool same_input_and_matching(const Symbolic& s, const CscView& a, const Options&
   };
   in_task_team(threads, [&] {
     FullSymmetric f;
+    // a clean lower triangle with dense rows: the values' side on its sparse part (matching_sparse_part.hpp),
+    // which needs the graph, without the full matrix
+    bool sparse_part = false;
     fork_join(
         [&] {
           InputCheck check;
           in.g = clean_pattern(a, check);
         },
-        [&] { values_part(in.error, [&] { f = full_from_view(a); }); });
+        [&] {
+          values_part(in.error, [&] {
+            sparse_part = sparse_part_input(a, true);
+            if (!sparse_part) f = full_from_view(a);
+          });
+        });
+    if (sparse_part) {
+      fork_join([&] { same = same_input(s, a, options, order); },
+                [&] { values_part(in.error, [&] { in.mp = matching_pairs(in.g, a); }); });
+      return;
+    }
     std::optional<MatchingCosts> costs;
     values_part(in.error, [&] { costs.emplace(f.n, f.ptr.data()); });
     if (costs) {

@@ -31,6 +31,7 @@
 #include "common/matching.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -751,10 +752,13 @@ void MatchingCosts::fill(const offset_t* colptr, const double* val, index_t j0, 
 
 namespace {
 
+std::atomic<offset_t> entries_matched{0};  // matching_entries_for_testing
+
 /// max_product_matching on the checked input (res: unmatched_result's, n > 0) with its weights.
 MatchingResult matching_with_costs(MatchingResult res, index_t n, const offset_t* colptr, const index_t* rowind,
                                    MatchingCosts& costs, DenseColumnRule rule = DenseColumnRule::last) {
   const size_t un = static_cast<size_t>(n);
+  entries_matched.fetch_add(colptr[n], std::memory_order_relaxed);
   // costs c_ij (kInf for explicit zeros: never used) and log colmax_j (0 for an empty column)
   const Vector<double> cost = std::move(costs.cost), logmax = std::move(costs.logmax);
   // weighted pass on everything first (with dense columns: the sparse part, then the dense columns; see
@@ -805,6 +809,8 @@ MatchingResult matching_with_costs(MatchingResult res, index_t n, const offset_t
 }
 
 }  // namespace
+
+offset_t matching_entries_for_testing() { return entries_matched.load(std::memory_order_relaxed); }
 
 MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val) {
   MatchingResult res = unmatched_result(n, colptr, rowind, val, "matching");

@@ -63,6 +63,10 @@ enum class DenseColumnRule { last, with_the_rest };
 MatchingResult max_product_matching(index_t n, const offset_t* colptr, const index_t* rowind, const double* val,
                                     MatchingCosts& costs, DenseColumnRule rule);
 
+/// The entries (colptr[n]) of all matrices max_product_matching has been given since the program started: lets
+/// a test see which matrix a matching ran on.
+offset_t matching_entries_for_testing();
+
 /// The start of every matching: checks the input (n >= 0; for n > 0 colptr given, rowind and val too when
 /// there are entries, colptr[0] = 0 and nondecreasing, row indices in [0, n); else Error(bad_input), the
 /// message prefixed by `who`) and returns the result with nothing matched and zero log-scales.
