@@ -106,6 +106,7 @@ int run_solve(const SolveSettings& st) {
     finf = ssids::Inform();
     progress.phase(st.repeat > 1 ? "factorizing (" + std::to_string(rep + 1) + " of " + std::to_string(st.repeat) + ")"
                                  : std::string("factorizing"));
+    f = ssids::Factors();  // the previous factors go first, as the C interface drops them: their blocks are reused
     f = ssids::factor(an, a.val.data(), st.mode, st.options, finf);
     tf.push_back(finf.time_factor);
     progress.phase("solving");
