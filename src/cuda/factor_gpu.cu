@@ -354,7 +354,8 @@ void wait_gpu_warmup(const std::shared_ptr<void>& handle) {
 }
 
 void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
-                             const Options& options, NumericFactors& out, Inform& inform, bool check_values) {
+                             const Options& options, NumericFactors& out, Inform& inform, bool check_values,
+                             bool val_on_device) {
   std::string why;
   if (!gpu_available(&why)) throw Error(flag::no_cuda, why);
   using clock = std::chrono::steady_clock;
@@ -386,7 +387,6 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
 
   DeviceBuffer<double>& dval = ws.val;
   DeviceBuffer<double>& dscale = ws.scale;
-  const bool val_on_device = is_device_pointer(val);
   if (val_on_device) {  // the caller's values already in device memory: one copy on the device
     dval.reserve_discard(static_cast<size_t>(sym.nnz_in));
     if (sym.nnz_in > 0)

@@ -170,7 +170,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
     nf->backend = backend;
     if (sc) nf->scale.assign(sc, sc + sym.n);
     if (backend == Backend::gpu)
-      detail::factor_multifrontal_gpu(sym, val, sc, mode, options, *nf, inform, check_on_device);
+      detail::factor_multifrontal_gpu(sym, val, sc, mode, options, *nf, inform, check_on_device, val_on_device);
     else detail::factor_multifrontal_cpu(sym, hval, sc, mode, options, *nf, inform);
   } catch (const std::bad_alloc&) {
     throw Error(flag::allocation, "host allocation failed during factorization");

@@ -31,9 +31,11 @@ void copy_device_values(const double* d, offset_t n, Vector<double>& h);
 /// Throws Error(no_cuda) without CUDA/device, Error(cuda) with the CUDA message on a CUDA failure,
 /// Error(allocation) when device memory runs out, Error(not_posdef) in posdef mode. check_values: the values are
 /// checked on the device after their upload (values_check.hpp), Error(nan_inf) naming the first one that is NaN
-/// or Inf; otherwise the caller has checked them.
+/// or Inf; otherwise the caller has checked them. values_on_device: val is in device memory (is_device_pointer),
+/// and all work queued on its device has ended (wait_for_device_values).
 void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
-                             const Options& options, NumericFactors& out, Inform& inform, bool check_values = false);
+                             const Options& options, NumericFactors& out, Inform& inform, bool check_values,
+                             bool values_on_device);
 
 /// The bounds above which a piece of a contribution update is a plain cublasDgemm on a side stream (rows and
 /// columns at least min_dim, at least work multiply-adds); for tests that exercise those calls on small

@@ -23,7 +23,7 @@ void copy_device_values(const double*, offset_t, Vector<double>&) {
 void wait_gpu_warmup(const std::shared_ptr<void>&) {}
 
 void factor_multifrontal_gpu(const Symbolic&, const double*, const double*, Mode, const Options&, NumericFactors&,
-                             Inform&, bool) {
+                             Inform&, bool, bool) {
   throw Error(flag::no_cuda, "built without CUDA: the GPU backend is not available");
 }
 
