@@ -14,7 +14,7 @@ namespace ssids_test {
 using namespace ssids::detail;
 
 SmallPhase run_small_phase_twin(const Symbolic& sym, const double* val, const double* scale, ssids::Mode mode,
-                                const ssids::Options& options) {
+                                const ssids::Options& options, gpu::LaunchGrouping grouping) {
   const bool posdef = mode == ssids::Mode::posdef;
   SmallPhase ph;
   ssids::Vector<long long> tptr, srcs;
@@ -24,7 +24,7 @@ SmallPhase run_small_phase_twin(const Symbolic& sym, const double* val, const do
   ph.res.assign(sym.nsup, gpu::SmallResult{0, 0, 0, 0, -1});
   for (;;) {
     ++ph.tries;
-    ph.plan = gpu::plan_small_fronts(sym, posdef, options.cpu_block_size, ph.needs);
+    ph.plan = gpu::plan_small_fronts(sym, posdef, options.cpu_block_size, ph.needs, grouping);
     ph.l.assign(ph.plan.l_size + 1, 0.0);
     ph.d.assign(ph.plan.d_size + 1, 0.0);
     ph.cb.assign(ph.plan.cb_size + 1, 0.0);

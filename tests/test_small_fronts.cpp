@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "analyse/symbolic.hpp"
 #include "factor/small_front_core.hpp"
@@ -64,7 +65,7 @@ bool check_small_phase(const ssids::SymmetricMatrix& a, const ssids::Options& o,
 namespace {
 
 /// Checks the small-front plan of `spec`'s analysis; returns its work area (doubles).
-long long check_plan(const std::string& spec) {
+long long check_plan(const std::string& spec, bool* by_height = nullptr) {
   INFO(spec);
   ssids::SymmetricMatrix a = ssids::load_symmetric(spec);
   ssids::Options o;
@@ -96,44 +97,110 @@ long long check_plan(const std::string& spec) {
     CHECK(sl.cb_off + cb * cb <= pl.cb_size);
   }
   CHECK(l_end == pl.l_size);
-  // contribution blocks: no two nodes of one level, and no node with one of the persistent area, overlap
+  // launches: launch_of agrees with the node lists; each node after its children
+  std::vector<int> launch_of(sym.nsup, -1);
+  for (int L = 0; L < pl.launches(); ++L)
+    for (int k = pl.launch_ptr[L]; k < pl.launch_ptr[L + 1]; ++k) launch_of[pl.nodes[k]] = L;
+  for (int s = 0; s < sym.nsup; ++s) {
+    CHECK(launch_of[s] == pl.launch_of[s]);
+    CHECK((launch_of[s] >= 0) == static_cast<bool>(pl.small[s]));
+    for (int q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q)
+      if (pl.small[s]) CHECK(launch_of[sym.child_list[q]] < launch_of[s]);
+  }
+  // contribution blocks: a block lives from its node's launch to its parent's (to the end when the level loop reads
+  // it); two blocks alive in a common launch do not overlap
+  auto last_launch = [&](int s) {
+    const int par = sym.sparent[s];
+    return par >= 0 && pl.small[par] ? launch_of[par] : pl.launches();
+  };
   for (int s = 0; s < sym.nsup; ++s)
     for (int t = s + 1; t < sym.nsup && t < s + 400; ++t) {
       if (!pl.small[s] || !pl.small[t]) continue;
-      const bool ps = sym.sparent[s] < 0 || !pl.small[sym.sparent[s]], pt = sym.sparent[t] < 0 || !pl.small[sym.sparent[t]];
-      if (!ps && !pt && sym.node_level[s] % 2 != sym.node_level[t] % 2) continue;  // different halves
-      if (!ps && !pt && sym.node_level[s] != sym.node_level[t]) continue;  // same half, never alive together
+      if (std::max(launch_of[s], launch_of[t]) > std::min(last_launch(s), last_launch(t))) continue;
       const long long cs = (sym.nrow(s) - sym.ncol(s)) + pl.slots[s].dout_cap, ct = (sym.nrow(t) - sym.ncol(t)) + pl.slots[t].dout_cap;
       const long long s0 = pl.slots[s].cb_off, s1 = s0 + cs * cs, t0 = pl.slots[t].cb_off, t1 = t0 + ct * ct;
       CHECK((s1 <= t0 || t1 <= s0 || cs == 0 || ct == 0));
     }
-  // work-area slots: no two nodes of one level overlap
+  // work-area slots: no two nodes of one launch overlap
   for (int s = 0; s < sym.nsup; ++s)
     for (int t = s + 1; t < sym.nsup; ++t) {
       if (!pl.small[s] || !pl.small[t] || pl.slots[s].work_off < 0 || pl.slots[t].work_off < 0) continue;
-      if (sym.node_level[s] != sym.node_level[t]) continue;
+      if (launch_of[s] != launch_of[t]) continue;
       const long long s0 = pl.slots[s].work_off, t0 = pl.slots[t].work_off;
       const long long s1 = s0 + ssids::detail::small::small_front_bytes(pl.slots[s].m_cap) / 8;
       const long long t1 = t0 + ssids::detail::small::small_front_bytes(pl.slots[t].m_cap) / 8;
       CHECK((s1 <= t0 || t1 <= s0));
     }
-  // launches: one per level holding small nodes, deepest first; each node's children in earlier launches
-  std::vector<int> launch_of(sym.nsup, -1);
-  for (int L = 0; L < pl.launches(); ++L)
-    for (int k = pl.launch_ptr[L]; k < pl.launch_ptr[L + 1]; ++k) launch_of[pl.nodes[k]] = L;
-  for (int s = 0; s < sym.nsup; ++s) {
-    CHECK((launch_of[s] >= 0) == static_cast<bool>(pl.small[s]));
-    for (int q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q)
-      if (pl.small[s]) CHECK(launch_of[sym.child_list[q]] < launch_of[s]);
-  }
+  MESSAGE(spec << ": " << pl.launches() << " launches by " << std::string(pl.by_height ? "height" : "depth"));
+  if (by_height) *by_height = pl.by_height;
   return pl.work_size;
 }
 
 }  // namespace
 
-TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not overlap - launches go deepest first") {
+TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not overlap - each node after its children") {
   CHECK(check_plan("gen:kkt-qp:3000:1500") >= 0);
   CHECK(check_plan("gen:laplace3d:16") > 0);  // fronts above small_front_max_rows: in the work area
+  // both groupings of the launches occur (kkt-qp:400:300 and laplace3d:24 group by height today)
+  int heights = 0, depths = 0;
+  for (const char* spec : {"gen:kkt-qp:400:300", "gen:stokes:20", "gen:laplace3d:24"}) {
+    bool h = false;
+    check_plan(spec, &h);
+    (h ? heights : depths) += 1;
+  }
+  CHECK(heights > 0);
+  CHECK(depths > 0);
+}
+
+TEST_CASE("small fronts: a node's factors do not depend on the launch it is grouped into - by depth and by height") {
+  // A split front (in the work area, its fully summed columns in shared memory) updates its contribution block once
+  // at the end, a front in one place window by window: the two round differently, so whether a front is split must
+  // depend on the front alone, not on how much shared memory the other fronts of its launch ask for.
+  struct Case {
+    const char* what;
+    ssids::SymmetricMatrix a;
+    ssids::Mode mode;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"laplace3d:16 (fronts in the work area)", ssids::load_symmetric("gen:laplace3d:16"), ssids::Mode::indefinite});
+  cases.push_back({"laplace3d:12:2.5", ssids::load_symmetric("gen:laplace3d:12:2.5"), ssids::Mode::indefinite});
+  cases.push_back({"kkt-qp:400:300", ssids::load_symmetric("gen:kkt-qp:400:300"), ssids::Mode::indefinite});
+  cases.push_back({"random_kkt seed 3 (retries)", ssids_test::random_kkt(120, 80, 0.04, 3), ssids::Mode::indefinite});
+  cases.push_back({"stokes:20", ssids::load_symmetric("gen:stokes:20"), ssids::Mode::indefinite});
+  using ssids::detail::gpu::LaunchGrouping;
+  int regrouped = 0;
+  for (const Case& c : cases) {
+    INFO(std::string(c.what));
+    ssids::Options o;
+    ssids::Inform ai;
+    ssids::Analysis an = ssids::analyse(c.a.view(), o, ai);
+    const ssids::detail::Symbolic& sym = an.symbolic();
+    const auto depth = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o, LaunchGrouping::by_depth);
+    const auto height = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o, LaunchGrouping::by_height);
+    CHECK(!depth.plan.by_height);
+    if (!height.plan.by_height || depth.plan.launch_of == height.plan.launch_of) continue;  // nothing regrouped
+    ++regrouped;
+    int compared = 0;
+    for (int s = 0; s < sym.nsup; ++s) {
+      if (!depth.plan.small[s] || depth.res[s].state != ssids::detail::gpu::small_done) continue;
+      const auto& r = depth.res[s];
+      const auto& sd = depth.plan.slots[s];
+      const auto& sh = height.plan.slots[s];
+      REQUIRE(height.res[s].state == r.state);
+      REQUIRE(height.res[s].m == r.m);
+      REQUIRE(height.res[s].nelim == r.nelim);
+      const long long nl = static_cast<long long>(r.m) * r.nelim;
+      CHECK(std::equal(depth.l.begin() + sd.l_off, depth.l.begin() + sd.l_off + nl, height.l.begin() + sh.l_off));
+      CHECK(std::equal(depth.d.begin() + sd.d_off, depth.d.begin() + sd.d_off + 2 * r.nelim, height.d.begin() + sh.d_off));
+      CHECK(std::equal(depth.rows.begin() + sd.rows_off, depth.rows.begin() + sd.rows_off + r.m,
+                       height.rows.begin() + sh.rows_off));
+      ++compared;
+    }
+    MESSAGE(std::string(c.what) << ": " << depth.plan.launches() << " launches by depth, " << height.plan.launches() << " by height, "
+                   << compared << " nodes compared");
+    CHECK(compared > 0);
+  }
+  CHECK(regrouped >= 3);
 }
 
 TEST_CASE("small fronts: the twin factorizes generated problems like the CPU path") {

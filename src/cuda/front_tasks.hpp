@@ -126,6 +126,10 @@ struct DenseParams {
   int posdef;
 };
 
+/// Largest front the small-front kernel factorizes in shared memory: the front and its workspace fit in 227 KiB.
+/// A bigger one is split when its fully summed columns and workspace fit in as many bytes.
+constexpr int small_front_max_rows = 160;
+
 /// Small fronts (factor/small_front_core.hpp, cuda/small_fronts.cu): where node s's outputs go, fixed by the
 /// plan (factor/small_front_plan.hpp) before the factorization, with room for the delays it allows.
 struct SmallSlot {

@@ -124,14 +124,14 @@ struct BlockTeam {
 };
 
 template <int MaxThreads>
-__global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs a, long long smem_bytes) {
+__global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs a) {
   extern __shared__ double smem[];
   __shared__ int pick[2 * 3 * 32];
   BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
               static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), pick, 0, a.prof, clock64()};
   const long long work_off = a.slots[a.nodes[blockIdx.x]].work_off;
   unsigned char* work = work_off >= 0 ? reinterpret_cast<unsigned char*>(a.work + work_off) : nullptr;
-  small::factor_small_node(t, a, static_cast<int>(blockIdx.x), reinterpret_cast<unsigned char*>(smem), smem_bytes,
+  small::factor_small_node(t, a, static_cast<int>(blockIdx.x), reinterpret_cast<unsigned char*>(smem),
                            work);
 }
 
@@ -175,8 +175,8 @@ void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, long l
   (void)attr;
   const int threads = small_fronts_threads(m_cap, nblocks);
   const size_t bytes = static_cast<size_t>(fast_bytes);
-  if (threads > 256) small_fronts_kernel<512><<<nblocks, threads, bytes, s>>>(a, fast_bytes);
-  else small_fronts_kernel<256><<<nblocks, threads, bytes, s>>>(a, fast_bytes);
+  if (threads > 256) small_fronts_kernel<512><<<nblocks, threads, bytes, s>>>(a);
+  else small_fronts_kernel<256><<<nblocks, threads, bytes, s>>>(a);
   check_launch("small_fronts_kernel");
 }
 

@@ -644,12 +644,15 @@ SSIDS_HOST_DEVICE long long small_split_bytes(int m, int p) {
 /// pass up more delays than its slot holds, is deferred (to the level loop) without writing anything else.
 /// Memory (8-byte aligned): a node without a work-area slot (work null) is factorized in `fast` (shared memory on
 /// a device), which holds small_front_bytes(slot.m_cap) bytes. A node with one (work: small_front_bytes(m_cap)
-/// bytes) keeps its fully summed columns and the workspace in `fast` when small_split_bytes(m, p) <= fast_bytes,
-/// the rest of the front in `work`; otherwise everything is in `work`. The placement changes where entries are,
-/// not how they are computed.
+/// bytes) is split when small_split_bytes(m, p) fits in what a front of small_front_max_rows rows takes: its fully
+/// summed columns and the workspace in `fast` (the plan gives its launch that many bytes), the rest of the front
+/// in `work`; otherwise everything is in `work`. A split front's contribution block gets every pivot's update at
+/// once (cb_update), not window by window, so the choice depends on the front's actual size and its slot, never on
+/// the other fronts of its launch. (The slot is in the work area when m_cap, which includes the room for delays,
+/// is above small_front_max_rows.)
 template <class Team>
 SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b, unsigned char* fast,
-                                         long long fast_bytes, unsigned char* work) {
+                                         unsigned char* work) {
   const int s = a.nodes[b];
   const SmallSlot slot = a.slots[s];
   int ndelay = 0;
@@ -672,7 +675,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b
   SmallWork ws;
   if (!work) {
     ws.dinv = fd + static_cast<long long>(ld) * m;
-  } else if (small_split_bytes(m, p) <= fast_bytes) {
+  } else if (small_split_bytes(m, p) <= small_front_bytes(gpu::small_front_max_rows)) {
     f.g = reinterpret_cast<double*>(work);
     f.ps = p;
     ws.wrows = fd + static_cast<long long>(ld) * p;

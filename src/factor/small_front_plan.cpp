@@ -21,9 +21,90 @@ int heuristic_in(int ncol, long long children_out) {
 
 int need(const Vector<int>& v, index_t s) { return v.empty() ? 0 : v[s]; }
 
+/// A launch lasts as long as its slowest front's chain of pivot steps. The estimate of a front's chain: its fully
+/// summed columns with the delays it may receive, plus a fixed part (zeroing, assembly, outputs) counted as 8 steps.
+long long front_steps(const Symbolic& sym, const SmallFrontPlan& pl, index_t s) {
+  return sym.ncol(s) + (pl.slots[s].m_cap - sym.nrow(s)) + 8;
+}
+
+/// The order of the small nodes' launches (pl.nodes, launch_ptr, launch_of; work_off and work_size when the fronts
+/// in the work area move). Every node comes after its children, in one of two groupings:
+/// - by depth: the analysis' levels, deepest first (a node and its parent in consecutive launches);
+/// - by height: a node one launch after its latest child (every leaf in the first launch).
+/// A launch waits for its slowest front, so the sum over launches of the largest front_steps estimates the phase's
+/// time. Depth suits trees whose long chains of pivots lie on one path from a deep leaf; height suits trees
+/// whose leaves sit at many depths (KKT systems, forests), where grouping by depth makes heavy fronts of
+/// different branches wait for each other. The grouping by height is taken when its estimate is smaller and its
+/// launches keep the work area's bounds (medium_level_max_fronts fronts, medium_level_work_bytes bytes).
+void choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping grouping) {
+  const index_t nsup = sym.nsup;
+  Vector<int> depth_of(nsup, -1), height(nsup, -1);
+  int nd = 0, nh = 0;
+  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
+    bool any = false;
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const index_t s = sym.level_nodes[k];
+      if (!pl.small[s]) continue;
+      any = true;
+      depth_of[s] = nd;
+      int h = 0;  // children are on deeper levels: their heights are known
+      for (index_t q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q) h = std::max(h, height[sym.child_list[q]] + 1);
+      height[s] = h;
+      nh = std::max(nh, h + 1);
+    }
+    if (any) ++nd;
+  }
+  auto estimate = [&](const Vector<int>& launch, int n) {
+    Vector<long long> most(static_cast<size_t>(n), 0);
+    for (index_t s = 0; s < nsup; ++s)
+      if (launch[s] >= 0) most[launch[s]] = std::max(most[launch[s]], front_steps(sym, pl, s));
+    long long sum = 0;
+    for (int L = 0; L < n; ++L) sum += most[L];
+    return sum;
+  };
+  // the work area's slots by height, and whether the launches keep its bounds
+  Vector<long long> used(static_cast<size_t>(nh), 0), work_off(nsup, -1);
+  Vector<int> medium(static_cast<size_t>(nh), 0);
+  bool fits = true;
+  for (index_t lev = sym.num_levels - 1; lev >= 0 && fits; --lev)
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const index_t s = sym.level_nodes[k];
+      if (!pl.small[s] || pl.slots[s].work_off < 0) continue;
+      const int h = height[s];
+      const long long words = (small::small_front_bytes(pl.slots[s].m_cap) + 7) / 8;
+      work_off[s] = used[h];
+      used[h] += words;
+      fits = fits && ++medium[h] <= medium_level_max_fronts && used[h] * 8 <= medium_level_work_bytes;
+    }
+  pl.by_height = fits && (grouping == LaunchGrouping::estimated ? estimate(height, nh) < estimate(depth_of, nd)
+                                                                 : grouping == LaunchGrouping::by_height);
+  const Vector<int>& launch = pl.by_height ? height : depth_of;
+  const int nl = pl.by_height ? nh : nd;
+  if (pl.by_height) {
+    pl.work_size = 0;
+    for (int h = 0; h < nh; ++h) pl.work_size = std::max(pl.work_size, used[h]);
+    for (index_t s = 0; s < nsup; ++s)
+      if (pl.small[s]) pl.slots[s].work_off = work_off[s];
+  }
+  // the nodes launch by launch, each launch's in the analysis' level order (deepest first)
+  pl.launch_of = launch;
+  pl.launch_ptr.assign(static_cast<size_t>(nl) + 1, 0);
+  for (index_t s = 0; s < nsup; ++s)
+    if (launch[s] >= 0) ++pl.launch_ptr[launch[s] + 1];
+  for (int L = 0; L < nl; ++L) pl.launch_ptr[L + 1] += pl.launch_ptr[L];
+  pl.nodes.assign(static_cast<size_t>(pl.launch_ptr[nl]), 0);
+  Vector<int> next(pl.launch_ptr.begin(), pl.launch_ptr.end() - 1);
+  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev)
+    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
+      const index_t s = sym.level_nodes[k];
+      if (launch[s] >= 0) pl.nodes[next[launch[s]]++] = s;
+    }
+}
+
 }  // namespace
 
-SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs) {
+SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs,
+                                 LaunchGrouping grouping) {
   SmallFrontPlan pl;
   const index_t nsup = sym.nsup;
   pl.ib = std::min(32, std::max(8, cpu_block_size));
@@ -74,9 +155,11 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
     }
     pl.work_size = std::max(pl.work_size, used);
   }
+  choose_launches(sym, pl, grouping);
   // slots of L, rows and D in node order; contribution blocks: persistent area, then the two parity halves
+  const int nl = pl.launches();
   long long persistent = 0, half[2] = {0, 0};
-  Vector<long long> level_cb(2 * static_cast<size_t>(sym.num_levels) + 2, 0);
+  Vector<long long> launch_cb(static_cast<size_t>(nl) + 1, 0);
   for (index_t s = 0; s < nsup; ++s) {
     if (!pl.small[s]) continue;
     SmallSlot& sl = pl.slots[s];
@@ -89,50 +172,40 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
     pl.d_size += 2LL * p_cap;
     const long long cb = cb_cap[s] * cb_cap[s];
     const index_t par = sym.sparent[s];
-    if (par >= 0 && pl.small[par]) {
-      const index_t lev = sym.node_level[s];
-      sl.cb_off = -1 - level_cb[lev];  // within its level's half, made absolute below
-      level_cb[lev] += cb;
-    } else {
+    const int L = pl.launch_of[s];
+    if (par >= 0 && pl.small[par] && pl.launch_of[par] == L + 1) {
+      sl.cb_off = -1 - launch_cb[L];  // within its launch's half, made absolute below
+      launch_cb[L] += cb;
+    } else {  // read by the level loop, or by a parent more than one launch later
       sl.cb_off = persistent;
       persistent += cb;
     }
     ++pl.num_small;
   }
-  for (index_t lev = 0; lev < sym.num_levels; ++lev) half[lev % 2] = std::max(half[lev % 2], level_cb[lev]);
+  for (int L = 0; L < nl; ++L) half[L % 2] = std::max(half[L % 2], launch_cb[L]);
   for (index_t s = 0; s < nsup; ++s) {
     if (!pl.small[s] || pl.slots[s].cb_off >= 0) continue;
-    const index_t lev = sym.node_level[s];
-    pl.slots[s].cb_off = persistent + (lev % 2 ? half[0] : 0) + (-1 - pl.slots[s].cb_off);
+    pl.slots[s].cb_off = persistent + (pl.launch_of[s] % 2 ? half[0] : 0) + (-1 - pl.slots[s].cb_off);
   }
   pl.cb_size = persistent + half[0] + half[1];
-  // launches: levels from the deepest up, the small nodes of each
-  pl.launch_ptr.push_back(0);
-  for (index_t lev = sym.num_levels - 1; lev >= 0; --lev) {
-    // shared memory: a whole front for the nodes without a work-area slot; for those with one, their fully
-    // summed columns and workspace (split) when these fit in what a front of small_front_max_rows rows takes,
-    // else none (a launch that asks for shared memory it does not use leaves its blocks less L1 cache for the
-    // fronts in the work area)
-    const long long fast_cap = small::small_front_bytes(small_front_max_rows);
-    int m_cap = 0;
-    long long fast_bytes = 0;
-    for (index_t k = sym.level_ptr[lev]; k < sym.level_ptr[lev + 1]; ++k) {
-      const index_t s = sym.level_nodes[k];
-      if (!pl.small[s]) continue;
-      pl.nodes.push_back(s);
+  // each launch's shared memory: a whole front for the nodes without a work-area slot; for those with one, room for
+  // their fully summed columns and workspace (split) at the slot's largest size, at most what a front of
+  // small_front_max_rows rows takes (the kernel splits a front whose actual size fits in that much). A front that
+  // does not fit even without delays is never split and asks for none: a launch that asks for shared memory it
+  // does not use leaves its blocks less L1 cache for the fronts in the work area.
+  const long long fast_cap = small::small_front_bytes(small_front_max_rows);
+  pl.launch_m_cap.assign(static_cast<size_t>(nl), 0);
+  pl.launch_fast_bytes.assign(static_cast<size_t>(nl), 0);
+  for (int L = 0; L < nl; ++L)
+    for (int k = pl.launch_ptr[L]; k < pl.launch_ptr[L + 1]; ++k) {
+      const index_t s = pl.nodes[k];
       const SmallSlot& sl = pl.slots[s];
-      m_cap = std::max(m_cap, sl.m_cap);
+      pl.launch_m_cap[L] = std::max(pl.launch_m_cap[L], sl.m_cap);
       const int p_cap = sym.ncol(s) + (sl.m_cap - sym.nrow(s));
-      const long long split = small::small_split_bytes(sl.m_cap, p_cap);
-      fast_bytes = std::max(fast_bytes, sl.work_off < 0 ? small::small_front_bytes(sl.m_cap)
-                                                        : split <= fast_cap ? split : 0);
+      const bool may_split = small::small_split_bytes(sym.nrow(s), sym.ncol(s)) <= fast_cap;
+      const long long split = may_split ? std::min(small::small_split_bytes(sl.m_cap, p_cap), fast_cap) : 0;
+      pl.launch_fast_bytes[L] = std::max(pl.launch_fast_bytes[L], sl.work_off < 0 ? small::small_front_bytes(sl.m_cap) : split);
     }
-    if (static_cast<int>(pl.nodes.size()) > pl.launch_ptr.back()) {
-      pl.launch_ptr.push_back(static_cast<int>(pl.nodes.size()));
-      pl.launch_m_cap.push_back(m_cap);
-      pl.launch_fast_bytes.push_back(fast_bytes);
-    }
-  }
   return pl;
 }
 

@@ -4,16 +4,17 @@
 // A node is small when its front, with the delays its slot allows, has at most medium_front_max_rows rows and all
 // its children are small: the small nodes are whole subtrees at the bottom of the assembly tree. Fronts of at most
 // small_front_max_rows rows are factorized in shared memory; bigger ones have a slot in a global work area
-// (reused by every level) and keep there the columns after their fully summed ones, or the whole front when
-// the fully summed columns do not fit in shared memory. They are
-// factorized level by level, deepest first, one launch per level, before the level loop takes the other nodes.
+// (reused by every launch) and keep there the columns after their fully summed ones, or the whole front when
+// the fully summed columns do not fit in shared memory. They are factorized in launches, each node after its
+// children (grouped by depth or by height, whichever the plan estimates faster), before the level loop takes the
+// other nodes.
 // Room for delays: a node may pass up dout_cap delayed columns and receive din_cap (both learned upward from
 // what earlier factorizations needed); a node that would need more is deferred, and the factorization retries
 // with a plan that gives it more room, or hands it to the level loop.
-// Contribution blocks: a small node whose parent is small leaves its block in the half of a ping-pong area that
-// belongs to its level's parity (the parent, one level up, reads it before the next level of that parity writes);
-// a node whose parent is not small (or that is a root) leaves it in the persistent area, where the level loop
-// reads it later.
+// Contribution blocks: a small node whose parent is small and in the next launch leaves its block in the half of a
+// ping-pong area that belongs to its launch's parity (the parent reads it before the next launch of that parity
+// writes); any other node (parent not small, a root, or a parent more launches later) leaves it in the persistent
+// area, where the level loop or the parent reads it later.
 #pragma once
 #include "analyse/symbolic.hpp"
 #include "cuda/front_tasks.hpp"
@@ -24,8 +25,6 @@ namespace ssids {
 namespace detail {
 namespace gpu {
 
-/// Largest front factorized in shared memory: the front and its workspace fit in 227 KiB.
-constexpr int small_front_max_rows = 160;
 /// Largest front of the small-front kernel (in the global work area above small_front_max_rows). Above it, a
 /// front's updates need more than one multiprocessor and go to the level loop's batched kernels.
 constexpr int medium_front_max_rows = 512;
@@ -47,8 +46,10 @@ struct SmallFrontPlan {
   Vector<SmallSlot> slots;      ///< by node (meaningful for small nodes)
   Vector<int> nodes;            ///< small nodes, launch by launch
   Vector<int> launch_ptr;       ///< launch i takes nodes[launch_ptr[i] .. launch_ptr[i+1])
+  Vector<int> launch_of;        ///< by node: its launch (-1: not small)
+  bool by_height = false;       ///< launches grouped by height (else by depth; see choose_launches)
   Vector<int> launch_m_cap;     ///< the largest m_cap of each launch
-  Vector<long long> launch_fast_bytes;  ///< shared memory of each launch's blocks (factor_small_node's fast_bytes)
+  Vector<long long> launch_fast_bytes;  ///< shared memory of each launch's blocks (factor_small_node's `fast`)
   long long l_size = 0, rows_size = 0, d_size = 0, cb_size = 0;  ///< room the slots take
   long long work_size = 0;      ///< doubles of global work area (the largest level's)
   long long num_small = 0;
@@ -56,10 +57,16 @@ struct SmallFrontPlan {
   int launches() const { return static_cast<int>(launch_ptr.size()) - 1; }
 };
 
+/// How the small nodes are grouped into launches: by the plan's estimate (choose_launches in small_front_plan.cpp),
+/// or by depth or by height regardless of it (tests: a node's results do not depend on its launch). A grouping by
+/// height that breaks the work area's bounds falls back to depth (SmallFrontPlan::by_height tells).
+enum class LaunchGrouping { estimated, by_depth, by_height };
+
 /// Plans the small fronts of `sym`. posdef: no delays. cpu_block_size: Options::cpu_block_size (the CPU path's
 /// window width is min(32, block size), and the small fronts search like it). needs: may be empty (sized nsup
-/// otherwise).
-SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs);
+/// otherwise). grouping: see LaunchGrouping.
+SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs,
+                                 LaunchGrouping grouping = LaunchGrouping::estimated);
 
 /// After a factorization whose small phase deferred nodes: records in `needs` what the results show (delays
 /// received and passed up by the nodes that ran; a node that passed up more than its room gives every ancestor
