@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -190,14 +191,14 @@ TEST_CASE("small fronts: a node's factors do not depend on the launch it is grou
       REQUIRE(height.res[s].m == r.m);
       REQUIRE(height.res[s].nelim == r.nelim);
       const long long nl = static_cast<long long>(r.m) * r.nelim;
-      CHECK(std::equal(depth.l.begin() + sd.l_off, depth.l.begin() + sd.l_off + nl, height.l.begin() + sh.l_off));
-      CHECK(std::equal(depth.d.begin() + sd.d_off, depth.d.begin() + sd.d_off + 2 * r.nelim, height.d.begin() + sh.d_off));
+      CHECK(std::memcmp(depth.l.data() + sd.l_off, height.l.data() + sh.l_off, sizeof(double) * nl) == 0);
+      CHECK(std::memcmp(depth.d.data() + sd.d_off, height.d.data() + sh.d_off, sizeof(double) * 2 * r.nelim) == 0);
       CHECK(std::equal(depth.rows.begin() + sd.rows_off, depth.rows.begin() + sd.rows_off + r.m,
                        height.rows.begin() + sh.rows_off));
       ++compared;
     }
-    MESSAGE(std::string(c.what) << ": " << depth.plan.launches() << " launches by depth, " << height.plan.launches() << " by height, "
-                   << compared << " nodes compared");
+    MESSAGE(std::string(c.what) << ": " << depth.plan.launches() << " launches by depth, " << height.plan.launches()
+                                << " by height, " << compared << " nodes compared");
     CHECK(compared > 0);
   }
   CHECK(regrouped >= 3);
