@@ -471,8 +471,9 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
   lw.Q.reserve_discard(2 * static_cast<size_t>(plan.nf) + 32);
 
   const auto h1 = clock::now();
-  // ---- small fronts: the subtrees of small fronts at the bottom of the tree, one launch per level with no host
-  // round trip in between (sizes that depend on delays are read from the children's results on the device); then
+  // ---- small fronts: the subtrees of small fronts at the bottom of the tree, in the plan's launches (each node
+  // after its children) with no host round trip in between (sizes that depend on delays are read from the
+  // children's results on the device); then
   // one wait for the results. A node that needed more room for delays than its slot had is deferred: the plan
   // learns its needs and the phase runs again (a node deferred three times is left to the level loop).
   Vector<unsigned char> by_small(static_cast<size_t>(sym.nsup), 0);  // done by the small-front kernel

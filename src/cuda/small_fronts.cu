@@ -1,8 +1,8 @@
-// small_fronts.cu — the small fronts of a level in one launch: a thread block per front assembles it in shared
+// small_fronts.cu — a launch of the small-front plan: a thread block per front assembles it in shared
 // memory (above small_front_max_rows rows: its fully summed columns in shared memory and the rest in its slot of
 // a global work area, or all of it there when those columns do not fit), factorizes it with threshold pivoting
 // and writes L, D, its variables and its contribution block (factor/small_front_core.hpp, which the CPU twin runs
-// too). Sizes that depend on delays are read from the children's results on the device, so consecutive levels
+// too). Sizes that depend on delays are read from the children's results on the device, so consecutive launches
 // need no host round trip.
 #include <cuda_runtime.h>
 
