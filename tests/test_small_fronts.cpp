@@ -66,14 +66,16 @@ bool check_small_phase(const ssids::SymmetricMatrix& a, const ssids::Options& o,
 namespace {
 
 /// Checks the small-front plan of `spec`'s analysis; returns its work area (doubles).
-long long check_plan(const std::string& spec, bool* by_height = nullptr) {
+long long check_plan(const std::string& spec, bool* by_height = nullptr,
+                     ssids::detail::gpu::LaunchGrouping grouping = ssids::detail::gpu::LaunchGrouping::estimated,
+                     bool* tree = nullptr) {
   INFO(spec);
   ssids::SymmetricMatrix a = ssids::load_symmetric(spec);
   ssids::Options o;
   ssids::Inform ai;
   ssids::Analysis an = ssids::analyse(a.view(), o, ai);
   const ssids::detail::Symbolic& sym = an.symbolic();
-  const auto pl = ssids::detail::gpu::plan_small_fronts(sym, false, o.cpu_block_size, {});
+  const auto pl = ssids::detail::gpu::plan_small_fronts(sym, false, o.cpu_block_size, {}, grouping);
   REQUIRE(pl.num_small > 0);
   long long l_end = 0, rows_end = 0, d_end = 0;
   for (int s = 0; s < sym.nsup; ++s) {
@@ -102,11 +104,31 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr) {
   std::vector<int> launch_of(sym.nsup, -1);
   for (int L = 0; L < pl.launches(); ++L)
     for (int k = pl.launch_ptr[L]; k < pl.launch_ptr[L + 1]; ++k) launch_of[pl.nodes[k]] = L;
+  std::vector<int> position(sym.nsup, -1);
+  for (size_t k = 0; k < pl.nodes.size(); ++k) position[pl.nodes[k]] = static_cast<int>(k);
   for (int s = 0; s < sym.nsup; ++s) {
     CHECK(launch_of[s] == pl.launch_of[s]);
     CHECK((launch_of[s] >= 0) == static_cast<bool>(pl.small[s]));
-    for (int q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q)
-      if (pl.small[s]) CHECK(launch_of[sym.child_list[q]] < launch_of[s]);
+    for (int q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q) {
+      if (!pl.small[s]) continue;
+      if (pl.tree) CHECK(position[sym.child_list[q]] < position[s]);  // one launch, children listed first
+      else CHECK(launch_of[sym.child_list[q]] < launch_of[s]);
+    }
+  }
+  if (pl.tree) {  // one launch from the leaves: children counts, parents, every front in shared memory
+    CHECK(pl.launches() == 1);
+    std::vector<int> leaves;
+    for (int s = 0; s < sym.nsup; ++s) {
+      if (!pl.small[s]) continue;
+      CHECK(pl.slots[s].work_off < 0);
+      CHECK(pl.tree_pending[s] == sym.child_ptr[s + 1] - sym.child_ptr[s]);
+      const int par = sym.sparent[s];
+      CHECK(pl.tree_parent[s] == (par >= 0 && pl.small[par] ? par : -1));
+      if (pl.tree_pending[s] == 0) leaves.push_back(s);
+    }
+    std::vector<int> listed(pl.tree_leaves.begin(), pl.tree_leaves.end());
+    std::sort(listed.begin(), listed.end());
+    CHECK(listed == leaves);
   }
   // contribution blocks: a block lives from its node's launch to its parent's (to the end when the level loop reads
   // it); two blocks alive in a common launch do not overlap
@@ -132,8 +154,10 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr) {
       const long long t1 = t0 + ssids::detail::small::small_front_bytes(pl.slots[t].m_cap) / 8;
       CHECK((s1 <= t0 || t1 <= s0));
     }
-  MESSAGE(spec << ": " << pl.launches() << " launches by " << std::string(pl.by_height ? "height" : "depth"));
+  MESSAGE(spec << ": " << pl.launches() << " launches by "
+                << std::string(pl.tree ? "tree" : pl.by_height ? "height" : "depth"));
   if (by_height) *by_height = pl.by_height;
+  if (tree) *tree = pl.tree;
   return pl.work_size;
 }
 
@@ -151,9 +175,12 @@ TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not ove
   }
   CHECK(heights > 0);
   CHECK(depths > 0);
+  bool tree = false;
+  check_plan("gen:kkt-qp:400:300", nullptr, ssids::detail::gpu::LaunchGrouping::tree, &tree);
+  CHECK(tree);
 }
 
-TEST_CASE("small fronts: a node's factors do not depend on the launch it is grouped into - by depth and by height") {
+TEST_CASE("small fronts: a node's factors do not depend on the launch it is grouped into - by depth, by height, one launch") {
   // A split front (in the work area, its fully summed columns in shared memory) updates its contribution block once
   // at the end, a front in one place window by window: the two round differently, so whether a front is split must
   // depend on the front alone, not on how much shared memory the other fronts of its launch ask for.
@@ -169,7 +196,7 @@ TEST_CASE("small fronts: a node's factors do not depend on the launch it is grou
   cases.push_back({"random_kkt seed 3 (retries)", ssids_test::random_kkt(120, 80, 0.04, 3), ssids::Mode::indefinite});
   cases.push_back({"stokes:20", ssids::load_symmetric("gen:stokes:20"), ssids::Mode::indefinite});
   using ssids::detail::gpu::LaunchGrouping;
-  int regrouped = 0;
+  int regrouped = 0, in_one_launch = 0;
   for (const Case& c : cases) {
     INFO(std::string(c.what));
     ssids::Options o;
@@ -178,30 +205,42 @@ TEST_CASE("small fronts: a node's factors do not depend on the launch it is grou
     const ssids::detail::Symbolic& sym = an.symbolic();
     const auto depth = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o, LaunchGrouping::by_depth);
     const auto height = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o, LaunchGrouping::by_height);
+    const auto tree = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o, LaunchGrouping::tree);
     CHECK(!depth.plan.by_height);
+    CHECK(!depth.plan.tree);
+    // the same factors, node by node, as grouped by depth
+    auto compare = [&](const ssids_test::SmallPhase& other) {
+      int compared = 0;
+      for (int s = 0; s < sym.nsup; ++s) {
+        if (!depth.plan.small[s] || depth.res[s].state != ssids::detail::gpu::small_done) continue;
+        const auto& r = depth.res[s];
+        const auto& sd = depth.plan.slots[s];
+        const auto& so = other.plan.slots[s];
+        REQUIRE(other.res[s].state == r.state);
+        REQUIRE(other.res[s].m == r.m);
+        REQUIRE(other.res[s].nelim == r.nelim);
+        const long long nl = static_cast<long long>(r.m) * r.nelim;
+        CHECK(std::memcmp(depth.l.data() + sd.l_off, other.l.data() + so.l_off, sizeof(double) * nl) == 0);
+        CHECK(std::memcmp(depth.d.data() + sd.d_off, other.d.data() + so.d_off, sizeof(double) * 2 * r.nelim) == 0);
+        CHECK(std::equal(depth.rows.begin() + sd.rows_off, depth.rows.begin() + sd.rows_off + r.m,
+                         other.rows.begin() + so.rows_off));
+        ++compared;
+      }
+      return compared;
+    };
+    if (tree.plan.tree) {
+      ++in_one_launch;
+      CHECK(compare(tree) > 0);
+    }
     if (!height.plan.by_height || depth.plan.launch_of == height.plan.launch_of) continue;  // nothing regrouped
     ++regrouped;
-    int compared = 0;
-    for (int s = 0; s < sym.nsup; ++s) {
-      if (!depth.plan.small[s] || depth.res[s].state != ssids::detail::gpu::small_done) continue;
-      const auto& r = depth.res[s];
-      const auto& sd = depth.plan.slots[s];
-      const auto& sh = height.plan.slots[s];
-      REQUIRE(height.res[s].state == r.state);
-      REQUIRE(height.res[s].m == r.m);
-      REQUIRE(height.res[s].nelim == r.nelim);
-      const long long nl = static_cast<long long>(r.m) * r.nelim;
-      CHECK(std::memcmp(depth.l.data() + sd.l_off, height.l.data() + sh.l_off, sizeof(double) * nl) == 0);
-      CHECK(std::memcmp(depth.d.data() + sd.d_off, height.d.data() + sh.d_off, sizeof(double) * 2 * r.nelim) == 0);
-      CHECK(std::equal(depth.rows.begin() + sd.rows_off, depth.rows.begin() + sd.rows_off + r.m,
-                       height.rows.begin() + sh.rows_off));
-      ++compared;
-    }
+    const int compared = compare(height);
     MESSAGE(std::string(c.what) << ": " << depth.plan.launches() << " launches by depth, " << height.plan.launches()
-                                << " by height, " << compared << " nodes compared");
+                                << " by height, " << compared << " nodes compared; one launch: " << tree.plan.tree);
     CHECK(compared > 0);
   }
   CHECK(regrouped >= 3);
+  CHECK(in_one_launch >= 2);
 }
 
 TEST_CASE("small fronts: the twin factorizes generated problems like the CPU path") {

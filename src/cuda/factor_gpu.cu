@@ -63,6 +63,7 @@ struct FactorWorkspace {
   DeviceBuffer<double> cb_pool;  // contribution blocks of the small-front kernel
   DeviceBuffer<double> small_work;  // its fronts above small_front_max_rows rows
   DeviceBuffer<SmallResult> small_res;
+  DeviceBuffer<int> small_pending;  // the one-launch small phase's children left per node (counted down)
   PinnedBuffer<double> host_stage;  // D and the row lists on their way back to the host
   DeviceBuffer<int> nonfinite;      // the values check's flag (check_values)
   PinnedBuffer<int> nonfinite_host;
@@ -80,6 +81,7 @@ struct SmallDevicePlan {
   int block_size = 0;  ///< Options::cpu_block_size it was made for (the search window follows it)
   DeviceBuffer<SmallSlot> slots;
   DeviceBuffer<int> nodes;
+  DeviceBuffer<int> tree_leaves, tree_parent, tree_pending;  // SmallFrontPlan::tree's
 };
 
 /// The analysis' maps on the device, and the small-front plan with what factorizations have taught it.
@@ -132,11 +134,17 @@ class WorkspaceLease {
 std::shared_ptr<const SmallDevicePlan> make_small_plan(const Symbolic& sym, bool posdef, int block_size,
                                                        const SmallFrontNeeds& needs, cudaStream_t s) {
   auto p = std::make_shared<SmallDevicePlan>();
-  p->host = plan_small_fronts(sym, posdef, block_size, posdef ? SmallFrontNeeds{} : needs);
+  p->host = plan_small_fronts(sym, posdef, block_size, posdef ? SmallFrontNeeds{} : needs, LaunchGrouping::estimated,
+                              small_front_multiprocessors());
   p->posdef = posdef;
   p->block_size = block_size;
   p->slots.upload(p->host.slots.data(), p->host.slots.size(), s);
   p->nodes.upload(p->host.nodes.data(), p->host.nodes.size(), s);
+  if (p->host.tree) {
+    p->tree_leaves.upload(p->host.tree_leaves.data(), p->host.tree_leaves.size(), s);
+    p->tree_parent.upload(p->host.tree_parent.data(), p->host.tree_parent.size(), s);
+    p->tree_pending.upload(p->host.tree_pending.data(), p->host.tree_pending.size(), s);
+  }
   check_cuda(cudaStreamSynchronize(s), "upload of the small-front plan");
   return p;
 }
@@ -527,7 +535,15 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       }
       ev_small0.record(st);
       std::vector<std::unique_ptr<Event>> ev_launch;
-      for (int L = 0; L < pl.launches(); ++L) {
+      if (pl.tree) {  // one launch; the children left per node start from the plan's counts
+        ws.small_pending.reserve_discard(static_cast<size_t>(sym.nsup));
+        check_cuda(cudaMemcpyAsync(ws.small_pending.get(), sp->tree_pending.get(), sizeof(int) * sym.nsup,
+                                   cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync small-front counts");
+        a.nodes = sp->tree_leaves.get();
+        launch_small_tree(a, static_cast<int>(pl.tree_leaves.size()), sp->tree_parent.get(), ws.small_pending.get(),
+                          pl.launch_fast_bytes[0], st);
+      }
+      for (int L = 0; L < pl.launches() && !pl.tree; ++L) {
         a.nodes = sp->nodes.get() + pl.launch_ptr[L];
         launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], pl.launch_fast_bytes[L], st);
         if (a.prof) {

@@ -129,10 +129,36 @@ __global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs
   __shared__ int pick[2 * 3 * 32];
   BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
               static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), pick, 0, a.prof, clock64()};
-  const long long work_off = a.slots[a.nodes[blockIdx.x]].work_off;
+  const int s = a.nodes[blockIdx.x];
+  const long long work_off = a.slots[s].work_off;
   unsigned char* work = work_off >= 0 ? reinterpret_cast<unsigned char*>(a.work + work_off) : nullptr;
-  small::factor_small_node(t, a, static_cast<int>(blockIdx.x), reinterpret_cast<unsigned char*>(smem),
-                           work);
+  small::factor_small_node(t, a, s, reinterpret_cast<unsigned char*>(smem), work);
+}
+
+/// The whole small phase in one launch (SmallFrontPlan::tree; every front in shared memory): block b starts at the
+/// leaf a.nodes[b]; after each front, the block that counts its parent's last child down goes on with the parent,
+/// so a front starts as soon as its children have ended, whatever their depth. A front's outputs (L, D, rows, its
+/// contribution block, its result) are written by the whole block; every thread's fence before the count, and every
+/// thread's fence after the hand-over, order them before the parent's reads on another multiprocessor.
+__global__ void __launch_bounds__(512) small_tree_kernel(SmallFrontArgs a, const int* parent, int* pending) {
+  extern __shared__ double smem[];
+  __shared__ int pick[2 * 3 * 32];
+  __shared__ int next;
+  BlockTeam t{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x >> 5),
+              static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), pick, 0, a.prof, clock64()};
+  int s = a.nodes[blockIdx.x];
+  while (s >= 0) {
+    small::factor_small_node(t, a, s, reinterpret_cast<unsigned char*>(smem), nullptr);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const int p = parent[s];
+      next = p >= 0 && atomicSub(pending + p, 1) == 1 ? p : -1;
+    }
+    __syncthreads();
+    s = next;  // thread 0 writes next again only after the next front's barriers
+    __threadfence();
+  }
 }
 
 }  // namespace
@@ -162,17 +188,36 @@ int small_fronts_threads(int m_cap, int nblocks) {
   return nblocks <= medium_level_max_fronts ? 512 : 256;
 }
 
-void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, long long fast_bytes, cudaStream_t s) {
-  if (nblocks == 0) return;
+namespace {
+/// The kernels' largest dynamic shared memory (a front of small_front_max_rows rows), set once.
+void allow_small_front_bytes() {
   static const bool attr = [] {
     const int bytes = static_cast<int>(small::small_front_bytes(small_front_max_rows));
     check_cuda(cudaFuncSetAttribute(small_fronts_kernel<256>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
                "cudaFuncSetAttribute (small fronts)");
     check_cuda(cudaFuncSetAttribute(small_fronts_kernel<512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
                "cudaFuncSetAttribute (small fronts)");
+    check_cuda(cudaFuncSetAttribute(small_tree_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+               "cudaFuncSetAttribute (small fronts)");
     return true;
   }();
   (void)attr;
+}
+}  // namespace
+
+int small_front_multiprocessors() { return multiprocessors(); }
+
+void launch_small_tree(const SmallFrontArgs& a, int nleaves, const int* parent, int* pending, long long fast_bytes,
+                       cudaStream_t s) {
+  if (nleaves == 0) return;
+  allow_small_front_bytes();
+  small_tree_kernel<<<nleaves, 512, static_cast<size_t>(fast_bytes), s>>>(a, parent, pending);
+  check_launch("small_tree_kernel");
+}
+
+void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, long long fast_bytes, cudaStream_t s) {
+  if (nblocks == 0) return;
+  allow_small_front_bytes();
   const int threads = small_fronts_threads(m_cap, nblocks);
   const size_t bytes = static_cast<size_t>(fast_bytes);
   if (threads > 256) small_fronts_kernel<512><<<nblocks, threads, bytes, s>>>(a);

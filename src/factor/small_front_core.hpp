@@ -638,7 +638,7 @@ SSIDS_HOST_DEVICE long long small_split_bytes(int m, int p) {
   return 8 * (static_cast<long long>(small_front_ld(m)) + small_wrow_groups) * p + small_work_bytes(m);
 }
 
-/// Node s of the launch (a.nodes[b]): sizes from its children's results, assembly of A and of the children's
+/// Node s: sizes from its children's results, assembly of A and of the children's
 /// contribution blocks (children in child_list order, each added to a zeroed front: the CPU path's order),
 /// factorization, and the outputs at its slot. A node with a child that is not done, or that would receive or
 /// pass up more delays than its slot holds, is deferred (to the level loop) without writing anything else.
@@ -651,9 +651,8 @@ SSIDS_HOST_DEVICE long long small_split_bytes(int m, int p) {
 /// the other fronts of its launch. (The slot is in the work area when m_cap, which includes the room for delays,
 /// is above small_front_max_rows.)
 template <class Team>
-SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int b, unsigned char* fast,
+SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int s, unsigned char* fast,
                                          unsigned char* work) {
-  const int s = a.nodes[b];
   const SmallSlot slot = a.slots[s];
   int ndelay = 0;
   bool ready = true;

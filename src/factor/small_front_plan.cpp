@@ -2,6 +2,10 @@
 #include "factor/small_front_plan.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
 
 #include "factor/small_front_core.hpp"
 
@@ -36,7 +40,7 @@ long long front_steps(const Symbolic& sym, const SmallFrontPlan& pl, index_t s) 
 /// whose leaves sit at many depths (KKT systems, forests), where grouping by depth makes heavy fronts of
 /// different branches wait for each other. The grouping by height is taken when its estimate is smaller and its
 /// launches keep the work area's bounds (medium_level_max_fronts fronts, medium_level_work_bytes bytes).
-void choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping grouping) {
+long long choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping grouping) {
   const index_t nsup = sym.nsup;
   Vector<int> depth_of(nsup, -1), height(nsup, -1);
   int nd = 0, nh = 0;
@@ -76,8 +80,9 @@ void choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping gro
       used[h] += words;
       fits = fits && ++medium[h] <= medium_level_max_fronts && used[h] * 8 <= medium_level_work_bytes;
     }
-  pl.by_height = fits && (grouping == LaunchGrouping::estimated ? estimate(height, nh) < estimate(depth_of, nd)
-                                                                 : grouping == LaunchGrouping::by_height);
+  const long long by_depth = estimate(depth_of, nd), by_height = fits ? estimate(height, nh) : by_depth;
+  pl.by_height = fits && (grouping == LaunchGrouping::by_height ||
+                          (grouping != LaunchGrouping::by_depth && by_height < by_depth));
   const Vector<int>& launch = pl.by_height ? height : depth_of;
   const int nl = pl.by_height ? nh : nd;
   if (pl.by_height) {
@@ -99,12 +104,73 @@ void choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping gro
       const index_t s = sym.level_nodes[k];
       if (launch[s] >= 0) pl.nodes[next[launch[s]]++] = s;
     }
+  return pl.by_height ? by_height : by_depth;
+}
+
+/// One launch for the whole phase instead of the grouped ones (SmallFrontPlan::tree), when every small front fits
+/// in shared memory and `grouping` asks for it or the estimate favours it. The estimate: the blocks run the ready
+/// fronts, those with the longest chain above them first, `blocks` at a time (each front's steps as in
+/// front_steps); grouped launches cost the sum of their largest fronts (`grouped`).
+void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping grouping, int blocks, long long grouped) {
+  const index_t nsup = sym.nsup;
+  if (pl.nodes.empty() || grouping == LaunchGrouping::by_depth || grouping == LaunchGrouping::by_height) return;
+  if (grouping == LaunchGrouping::estimated && blocks <= 0) return;
+  for (const int s : pl.nodes)
+    if (pl.slots[s].work_off >= 0) return;
+  // the longest chain of steps from each node up to its small root (parents after children in pl.nodes)
+  Vector<long long> chain(nsup, 0);
+  for (size_t k = pl.nodes.size(); k-- > 0;) {
+    const int s = pl.nodes[k];
+    const index_t par = sym.sparent[s];
+    chain[s] = front_steps(sym, pl, s) + (par >= 0 && pl.small[par] ? chain[par] : 0);
+  }
+  Vector<int> leaves, pending(nsup, 0);
+  for (const int s : pl.nodes) {
+    pending[s] = sym.child_ptr[s + 1] - sym.child_ptr[s];
+    if (pending[s] == 0) leaves.push_back(s);
+  }
+  std::stable_sort(leaves.begin(), leaves.end(), [&](int x, int y) { return chain[x] > chain[y]; });
+  if (grouping == LaunchGrouping::estimated) {
+    // list scheduling: a free block takes the ready front with the longest chain; a front is ready when its
+    // last child ends
+    using Item = std::pair<long long, int>;
+    std::priority_queue<Item> ready;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> running;  // (end, node)
+    Vector<int> left(pending);
+    for (const int s : leaves) ready.push({chain[s], s});
+    long long now = 0, end = 0;
+    int idle = blocks;
+    while (!ready.empty() || !running.empty()) {
+      for (; idle > 0 && !ready.empty(); --idle) {
+        running.push({now + front_steps(sym, pl, ready.top().second), ready.top().second});
+        ready.pop();
+      }
+      const Item done = running.top();
+      running.pop();
+      now = done.first;
+      end = std::max(end, now);
+      ++idle;
+      const index_t par = sym.sparent[done.second];
+      if (par >= 0 && pl.small[par] && --left[par] == 0) ready.push({chain[par], static_cast<int>(par)});
+    }
+    if (end >= grouped) return;
+  }
+  pl.tree = true;
+  pl.tree_leaves = std::move(leaves);
+  pl.tree_pending = std::move(pending);
+  pl.tree_parent.assign(nsup, -1);
+  for (const int s : pl.nodes) {
+    const index_t par = sym.sparent[s];
+    if (par >= 0 && pl.small[par]) pl.tree_parent[s] = static_cast<int>(par);
+    pl.launch_of[s] = 0;
+  }
+  pl.launch_ptr.assign({0, static_cast<int>(pl.nodes.size())});
 }
 
 }  // namespace
 
 SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs,
-                                 LaunchGrouping grouping) {
+                                 LaunchGrouping grouping, int multiprocessors) {
   SmallFrontPlan pl;
   const index_t nsup = sym.nsup;
   pl.ib = std::min(32, std::max(8, cpu_block_size));
@@ -155,7 +221,8 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
     }
     pl.work_size = std::max(pl.work_size, used);
   }
-  choose_launches(sym, pl, grouping);
+  const long long grouped = choose_launches(sym, pl, grouping);
+  choose_tree(sym, pl, grouping, multiprocessors, grouped);
   // slots of L, rows and D in node order; contribution blocks: persistent area, then the two parity halves
   const int nl = pl.launches();
   long long persistent = 0, half[2] = {0, 0};

@@ -48,6 +48,14 @@ struct SmallFrontPlan {
   Vector<int> launch_ptr;       ///< launch i takes nodes[launch_ptr[i] .. launch_ptr[i+1])
   Vector<int> launch_of;        ///< by node: its launch (-1: not small)
   bool by_height = false;       ///< launches grouped by height (else by depth; see choose_launches)
+  /// One launch for the whole phase (choose_tree): a block per leaf in tree_leaves; the block that ends a node's
+  /// last child goes on with the node (tree_pending counts its children). nodes then lists every small node
+  /// children first (the CPU twin runs them in that order), launch_of is 0, and every contribution block is in
+  /// the persistent area.
+  bool tree = false;
+  Vector<int> tree_leaves;   ///< the small nodes without children, longest chain of pivots above them first
+  Vector<int> tree_parent;   ///< by node: its parent when both are small, else -1
+  Vector<int> tree_pending;  ///< by node: its children (all small)
   Vector<int> launch_m_cap;     ///< the largest m_cap of each launch
   Vector<long long> launch_fast_bytes;  ///< shared memory of each launch's blocks (factor_small_node's `fast`)
   long long l_size = 0, rows_size = 0, d_size = 0, cb_size = 0;  ///< room the slots take
@@ -59,14 +67,18 @@ struct SmallFrontPlan {
 
 /// How the small nodes are grouped into launches: by the plan's estimate (choose_launches in small_front_plan.cpp),
 /// or by depth or by height regardless of it (tests: a node's results do not depend on its launch). A grouping by
-/// height that breaks the work area's bounds falls back to depth (SmallFrontPlan::by_height tells).
-enum class LaunchGrouping { estimated, by_depth, by_height };
+/// height that breaks the work area's bounds falls back to depth (SmallFrontPlan::by_height tells). tree: one
+/// launch in which each front starts when its children have ended (SmallFrontPlan::tree), where every small front
+/// fits in shared memory; else the estimate's grouping.
+enum class LaunchGrouping { estimated, by_depth, by_height, tree };
 
 /// Plans the small fronts of `sym`. posdef: no delays. cpu_block_size: Options::cpu_block_size (the CPU path's
 /// window width is min(32, block size), and the small fronts search like it). needs: may be empty (sized nsup
 /// otherwise). grouping: see LaunchGrouping.
+/// multiprocessors: the device's, for the estimate of one launch for the whole phase, whose 512-thread blocks are
+/// counted one per multiprocessor (0: no such launch unless `grouping` asks for it).
 SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs,
-                                 LaunchGrouping grouping = LaunchGrouping::estimated);
+                                 LaunchGrouping grouping = LaunchGrouping::estimated, int multiprocessors = 0);
 
 /// After a factorization whose small phase deferred nodes: records in `needs` what the results show (delays
 /// received and passed up by the nodes that ran; a node that passed up more than its room gives every ancestor

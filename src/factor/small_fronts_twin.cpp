@@ -20,7 +20,7 @@ void twin_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, long lon
   small::HostTeam t;
   for (int b = 0; b < nblocks; ++b) {
     const bool in_work = a.slots[a.nodes[b]].work_off >= 0 && !work.empty();
-    small::factor_small_node(t, a, b, reinterpret_cast<unsigned char*>(fast.data()),
+    small::factor_small_node(t, a, a.nodes[b], reinterpret_cast<unsigned char*>(fast.data()),
                              in_work ? reinterpret_cast<unsigned char*>(work.data()) : nullptr);
   }
 }
