@@ -14,7 +14,8 @@ namespace ssids_test {
 using namespace ssids::detail;
 
 SmallPhase run_small_phase_twin(const Symbolic& sym, const double* val, const double* scale, ssids::Mode mode,
-                                const ssids::Options& options, gpu::LaunchGrouping grouping) {
+                                const ssids::Options& options, gpu::LaunchGrouping grouping,
+                                const gpu::SmallFrontNeeds* needs) {
   const bool posdef = mode == ssids::Mode::posdef;
   SmallPhase ph;
   ssids::Vector<long long> tptr, srcs;
@@ -22,6 +23,7 @@ SmallPhase run_small_phase_twin(const Symbolic& sym, const double* val, const do
   build_front_targets(sym, tptr, srcs, targets);
   std::vector<long long> rptr(sym.rptr.begin(), sym.rptr.end());
   ph.res.assign(sym.nsup, gpu::SmallResult{0, 0, 0, 0, -1});
+  if (needs) ph.needs = *needs;
   for (;;) {
     ++ph.tries;
     ph.plan = gpu::plan_small_fronts(sym, posdef, options.cpu_block_size, ph.needs, grouping);

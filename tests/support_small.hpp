@@ -21,10 +21,11 @@ struct SmallPhase {
 };
 
 /// Runs the small phase of `sym` on the host (values val, optional scale by variable, u and small from options;
-/// the plan's launches grouped as `grouping` says).
+/// the plan's launches grouped as `grouping` says; needs: what earlier factorizations taught the plan, none if null).
 SmallPhase run_small_phase_twin(const ssids::detail::Symbolic& sym, const double* val, const double* scale,
                                 ssids::Mode mode, const ssids::Options& options,
-                                ssids::detail::gpu::LaunchGrouping grouping = ssids::detail::gpu::LaunchGrouping::estimated);
+                                ssids::detail::gpu::LaunchGrouping grouping = ssids::detail::gpu::LaunchGrouping::estimated,
+                                const ssids::detail::gpu::SmallFrontNeeds* needs = nullptr);
 
 /// The factors (host layout, as the CPU path's) when every node is small and done; scale as given to
 /// run_small_phase_twin. Posdef mode: L D^{1/2}, as the GPU driver leaves it.

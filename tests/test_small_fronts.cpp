@@ -243,6 +243,57 @@ TEST_CASE("small fronts: a node's factors do not depend on the launch it is grou
   CHECK(in_one_launch >= 2);
 }
 
+TEST_CASE("small fronts: a node's factors do not depend on the room the plan keeps for delays") {
+  // What earlier factorizations of an analysis needed (SmallFrontNeeds) sizes the slots and so every launch's shared
+  // memory; a matrix factorized again after others must still give the same bits.
+  struct Case {
+    const char* what;
+    ssids::SymmetricMatrix a;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"laplace3d:16 (fronts in the work area)", ssids::load_symmetric("gen:laplace3d:16")});
+  cases.push_back({"laplace3d:12:2.5", ssids::load_symmetric("gen:laplace3d:12:2.5")});
+  cases.push_back({"random_kkt seed 3 (retries)", ssids_test::random_kkt(120, 80, 0.04, 3)});
+  for (const Case& c : cases) {
+    INFO(std::string(c.what));
+    ssids::Options o;
+    ssids::Inform ai;
+    ssids::Analysis an = ssids::analyse(c.a.view(), o, ai);
+    const ssids::detail::Symbolic& sym = an.symbolic();
+    const auto fresh = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, ssids::Mode::indefinite, o);
+    ssids::detail::gpu::SmallFrontNeeds more = fresh.needs;  // as if other matrices had needed more room
+    more.delays_in.resize(sym.nsup, 0);
+    more.delays_out.resize(sym.nsup, 0);
+    more.not_small.resize(sym.nsup, 0);
+    for (int s = 0; s < sym.nsup; ++s) {
+      more.delays_in[s] += 24 + s % 17;
+      more.delays_out[s] += 8 + s % 5;
+    }
+    const auto later = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, ssids::Mode::indefinite, o,
+                                                        ssids::detail::gpu::LaunchGrouping::estimated, &more);
+    int compared = 0, resized = 0;
+    for (int s = 0; s < sym.nsup; ++s) {
+      if (!fresh.plan.small[s] || !later.plan.small[s] || fresh.res[s].state != ssids::detail::gpu::small_done ||
+          later.res[s].state != ssids::detail::gpu::small_done)
+        continue;
+      const auto& r = fresh.res[s];
+      const auto& sf = fresh.plan.slots[s];
+      const auto& sl = later.plan.slots[s];
+      REQUIRE(later.res[s].m == r.m);
+      REQUIRE(later.res[s].nelim == r.nelim);
+      const long long nl = static_cast<long long>(r.m) * r.nelim;
+      CHECK(std::equal(fresh.l.begin() + sf.l_off, fresh.l.begin() + sf.l_off + nl, later.l.begin() + sl.l_off));
+      CHECK(std::equal(fresh.d.begin() + sf.d_off, fresh.d.begin() + sf.d_off + 2 * r.nelim, later.d.begin() + sl.d_off));
+      CHECK(std::equal(fresh.rows.begin() + sf.rows_off, fresh.rows.begin() + sf.rows_off + r.m, later.rows.begin() + sl.rows_off));
+      ++compared;
+      if (sl.m_cap != sf.m_cap) ++resized;
+    }
+    MESSAGE(std::string(c.what) << ": " << compared << " nodes compared, " << resized << " with larger slots");
+    CHECK(compared > 0);
+    CHECK(resized > 0);
+  }
+}
+
 TEST_CASE("small fronts: the twin factorizes generated problems like the CPU path") {
   ssids::Options o;
   CHECK(check_small_phase(ssids::load_symmetric("gen:laplace2d:14"), o, ssids::Mode::posdef, "laplace2d:14 posdef"));

@@ -642,14 +642,14 @@ SSIDS_HOST_DEVICE long long small_split_bytes(int m, int p) {
 /// contribution blocks (children in child_list order, each added to a zeroed front: the CPU path's order),
 /// factorization, and the outputs at its slot. A node with a child that is not done, or that would receive or
 /// pass up more delays than its slot holds, is deferred (to the level loop) without writing anything else.
-/// Memory (8-byte aligned): a node without a work-area slot (work null) is factorized in `fast` (shared memory on
-/// a device), which holds small_front_bytes(slot.m_cap) bytes. A node with one (work: small_front_bytes(m_cap)
-/// bytes) is split when small_split_bytes(m, p) fits in what a front of small_front_max_rows rows takes: its fully
-/// summed columns and the workspace in `fast` (the plan gives its launch that many bytes), the rest of the front
-/// in `work`; otherwise everything is in `work`. A split front's contribution block gets every pivot's update at
-/// once (cb_update), not window by window, so the choice depends on the front's actual size and its slot, never on
-/// the other fronts of its launch. (The slot is in the work area when m_cap, which includes the room for delays,
-/// is above small_front_max_rows.)
+/// Memory (8-byte aligned): a front of at most small_front_max_rows rows is factorized in `fast` (shared memory on
+/// a device; the plan gives its launch small_front_bytes(m) bytes), even when its slot has room in the work area
+/// for more delays than came. A bigger one (its slot in the work area, `work`: small_front_bytes(m_cap) bytes) is
+/// split when small_split_bytes(m, p) fits in what a front of small_front_max_rows rows takes: its fully summed
+/// columns and the workspace in `fast`, the rest of the front in `work`; otherwise everything is in `work`. A split
+/// front's contribution block gets every pivot's update at once (cb_update), not window by window, so the choice
+/// depends on the front's actual size alone: never on the other fronts of its launch or on the room the plan keeps
+/// for delays.
 template <class Team>
 SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int s, unsigned char* fast,
                                          unsigned char* work) {
@@ -672,7 +672,7 @@ SSIDS_HOST_DEVICE void factor_small_node(Team& t, const SmallFrontArgs& a, int s
   double* const fd = reinterpret_cast<double*>(fast);
   FrontRef f{fd, ld, m, fd, m};
   SmallWork ws;
-  if (!work) {
+  if (!work || m <= gpu::small_front_max_rows) {
     ws.dinv = fd + static_cast<long long>(ld) * m;
   } else if (small_split_bytes(m, p) <= small_front_bytes(gpu::small_front_max_rows)) {
     f.g = reinterpret_cast<double*>(work);

@@ -257,9 +257,10 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
   pl.cb_size = persistent + half[0] + half[1];
   // each launch's shared memory: a whole front for the nodes without a work-area slot; for those with one, room for
   // their fully summed columns and workspace (split) at the slot's largest size, at most what a front of
-  // small_front_max_rows rows takes (the kernel splits a front whose actual size fits in that much). A front that
-  // does not fit even without delays is never split and asks for none: a launch that asks for shared memory it
-  // does not use leaves its blocks less L1 cache for the fronts in the work area.
+  // small_front_max_rows rows takes (the kernel splits a front whose actual size fits in that much), or for the
+  // whole front when it may come with at most small_front_max_rows rows. A front that can be neither is never
+  // split and asks for none: a launch that asks for shared memory it does not use leaves its blocks less L1 cache
+  // for the fronts in the work area.
   const long long fast_cap = small::small_front_bytes(small_front_max_rows);
   pl.launch_m_cap.assign(static_cast<size_t>(nl), 0);
   pl.launch_fast_bytes.assign(static_cast<size_t>(nl), 0);
@@ -269,9 +270,14 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
       const SmallSlot& sl = pl.slots[s];
       pl.launch_m_cap[L] = std::max(pl.launch_m_cap[L], sl.m_cap);
       const int p_cap = sym.ncol(s) + (sl.m_cap - sym.nrow(s));
-      const bool may_split = small::small_split_bytes(sym.nrow(s), sym.ncol(s)) <= fast_cap;
+      const bool may_split =
+          small::small_split_bytes(std::max(sym.nrow(s), small_front_max_rows + 1), sym.ncol(s)) <= fast_cap;
       const long long split = may_split ? std::min(small::small_split_bytes(sl.m_cap, p_cap), fast_cap) : 0;
-      pl.launch_fast_bytes[L] = std::max(pl.launch_fast_bytes[L], sl.work_off < 0 ? small::small_front_bytes(sl.m_cap) : split);
+      // a front in the work area's slot that comes with at most small_front_max_rows rows stays whole in `fast`
+      const long long whole =
+          sym.nrow(s) <= small_front_max_rows ? small::small_front_bytes(std::min(sl.m_cap, small_front_max_rows)) : 0;
+      pl.launch_fast_bytes[L] = std::max(pl.launch_fast_bytes[L],
+                                         sl.work_off < 0 ? small::small_front_bytes(sl.m_cap) : std::max(split, whole));
     }
   return pl;
 }
