@@ -282,8 +282,8 @@ TEST_CASE("small fronts: a node's factors do not depend on the room the plan kee
       REQUIRE(later.res[s].m == r.m);
       REQUIRE(later.res[s].nelim == r.nelim);
       const long long nl = static_cast<long long>(r.m) * r.nelim;
-      CHECK(std::equal(fresh.l.begin() + sf.l_off, fresh.l.begin() + sf.l_off + nl, later.l.begin() + sl.l_off));
-      CHECK(std::equal(fresh.d.begin() + sf.d_off, fresh.d.begin() + sf.d_off + 2 * r.nelim, later.d.begin() + sl.d_off));
+      CHECK(std::memcmp(fresh.l.data() + sf.l_off, later.l.data() + sl.l_off, sizeof(double) * nl) == 0);
+      CHECK(std::memcmp(fresh.d.data() + sf.d_off, later.d.data() + sl.d_off, sizeof(double) * 2 * r.nelim) == 0);
       CHECK(std::equal(fresh.rows.begin() + sf.rows_off, fresh.rows.begin() + sf.rows_off + r.m, later.rows.begin() + sl.rows_off));
       ++compared;
       if (sl.m_cap != sf.m_cap) ++resized;
