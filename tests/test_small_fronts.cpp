@@ -111,19 +111,26 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr,
     CHECK((launch_of[s] >= 0) == static_cast<bool>(pl.small[s]));
     for (int q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q) {
       if (!pl.small[s]) continue;
-      if (pl.tree) CHECK(position[sym.child_list[q]] < position[s]);  // one launch, children listed first
+      if (pl.tree && launch_of[s] == 0) CHECK(position[sym.child_list[q]] < position[s]);  // children listed first
       else CHECK(launch_of[sym.child_list[q]] < launch_of[s]);
     }
   }
-  if (pl.tree) {  // one launch from the leaves: children counts, parents, every front in shared memory
-    CHECK(pl.launches() == 1);
+  if (pl.tree) {  // launch 0 from the leaves: children counts, parents, every front in shared memory
     std::vector<int> leaves;
     for (int s = 0; s < sym.nsup; ++s) {
       if (!pl.small[s]) continue;
+      const int par = sym.sparent[s];
+      const bool up_small = par >= 0 && pl.small[par];
+      if (launch_of[s] != 0) {  // a node after the tree launch: a child of it is there, or its front in the work area
+        bool reason = pl.slots[s].work_off >= 0;
+        for (int q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q) reason = reason || launch_of[sym.child_list[q]] != 0;
+        CHECK(reason);
+        if (up_small) CHECK(launch_of[par] != 0);
+        continue;
+      }
       CHECK(pl.slots[s].work_off < 0);
       CHECK(pl.tree_pending[s] == sym.child_ptr[s + 1] - sym.child_ptr[s]);
-      const int par = sym.sparent[s];
-      CHECK(pl.tree_parent[s] == (par >= 0 && pl.small[par] ? par : -1));
+      CHECK(pl.tree_parent[s] == (up_small && launch_of[par] == 0 ? par : -1));
       if (pl.tree_pending[s] == 0) leaves.push_back(s);
     }
     std::vector<int> listed(pl.tree_leaves.begin(), pl.tree_leaves.end());
@@ -166,6 +173,9 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr,
 TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not overlap - each node after its children") {
   CHECK(check_plan("gen:kkt-qp:3000:1500") >= 0);
   CHECK(check_plan("gen:laplace3d:16") > 0);  // fronts above small_front_max_rows: in the work area
+  bool tree_and_launches = false;  // the lower part as one tree, the fronts in the work area in launches after it
+  CHECK(check_plan("gen:laplace3d:16", nullptr, ssids::detail::gpu::LaunchGrouping::tree, &tree_and_launches) > 0);
+  CHECK(tree_and_launches);
   // both groupings of the launches occur (kkt-qp:400:300 and laplace3d:24 group by height today)
   int heights = 0, depths = 0;
   for (const char* spec : {"gen:kkt-qp:400:300", "gen:stokes:20", "gen:laplace3d:24"}) {

@@ -535,17 +535,19 @@ void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const doubl
       }
       ev_small0.record(st);
       std::vector<std::unique_ptr<Event>> ev_launch;
-      if (pl.tree) {  // one launch; the children left per node start from the plan's counts
-        ws.small_pending.reserve_discard(static_cast<size_t>(sym.nsup));
-        check_cuda(cudaMemcpyAsync(ws.small_pending.get(), sp->tree_pending.get(), sizeof(int) * sym.nsup,
-                                   cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync small-front counts");
-        a.nodes = sp->tree_leaves.get();
-        launch_small_tree(a, static_cast<int>(pl.tree_leaves.size()), sp->tree_parent.get(), ws.small_pending.get(),
-                          pl.launch_fast_bytes[0], st);
-      }
-      for (int L = 0; L < pl.launches() && !pl.tree; ++L) {
-        a.nodes = sp->nodes.get() + pl.launch_ptr[L];
-        launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], pl.launch_fast_bytes[L], st);
+      for (int L = 0; L < pl.launches(); ++L) {
+        if (L == 0 && pl.tree) {  // the lower part as one tree; the children left per node start from the plan's
+          ws.small_pending.reserve_discard(static_cast<size_t>(sym.nsup));
+          check_cuda(cudaMemcpyAsync(ws.small_pending.get(), sp->tree_pending.get(), sizeof(int) * sym.nsup,
+                                     cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync small-front counts");
+          a.nodes = sp->tree_leaves.get();
+          launch_small_tree(a, static_cast<int>(pl.tree_leaves.size()), sp->tree_parent.get(), ws.small_pending.get(),
+                            pl.launch_fast_bytes[0], st);
+        } else {
+          a.nodes = sp->nodes.get() + pl.launch_ptr[L];
+          launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], pl.launch_fast_bytes[L],
+                              st);
+        }
         if (a.prof) {
           ev_launch.push_back(std::make_unique<Event>());
           ev_launch.back()->record(st);

@@ -40,7 +40,7 @@ long long front_steps(const Symbolic& sym, const SmallFrontPlan& pl, index_t s) 
 /// whose leaves sit at many depths (KKT systems, forests), where grouping by depth makes heavy fronts of
 /// different branches wait for each other. The grouping by height is taken when its estimate is smaller and its
 /// launches keep the work area's bounds (medium_level_max_fronts fronts, medium_level_work_bytes bytes).
-long long choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping grouping) {
+void choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping grouping) {
   const index_t nsup = sym.nsup;
   Vector<int> depth_of(nsup, -1), height(nsup, -1);
   int nd = 0, nh = 0;
@@ -104,32 +104,77 @@ long long choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGroupin
       const index_t s = sym.level_nodes[k];
       if (launch[s] >= 0) pl.nodes[next[launch[s]]++] = s;
     }
-  return pl.by_height ? by_height : by_depth;
 }
 
-/// One launch for the whole phase instead of the grouped ones (SmallFrontPlan::tree), when every small front fits
-/// in shared memory and `grouping` asks for it or the estimate favours it. The estimate: the blocks run the ready
-/// fronts, those with the longest chain above them first, `blocks` at a time (each front's steps as in
-/// front_steps); grouped launches cost the sum of their largest fronts (`grouped`).
-void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping grouping, int blocks, long long grouped) {
+/// What a launch costs beside its slowest front, in front_steps' units: the launch, its blocks' start and its tail
+/// (10-16 us per launch against 0.6-1.2 us per step on the small matrices' fronts, H100).
+constexpr long long launch_steps = 12;
+
+/// The lower part of the small phase in one launch (SmallFrontPlan::tree): the small nodes whose subtrees keep
+/// every front in shared memory (no work-area slot) run in launch 0, where each front starts as soon as its
+/// children have ended; the other small nodes keep their grouped launches, in order, after it. Taken when
+/// `grouping` asks for it or the estimate favours it. The estimate of launch 0: the blocks run the ready fronts,
+/// those with the longest chain above them first, `blocks` at a time (each front's steps as in front_steps); a
+/// grouped launch costs launch_steps and its largest front's steps, or its fronts' steps over two blocks per
+/// multiprocessor when that is more. On problems with thousands of tiny fronts it errs towards the grouping
+/// (bench/NOTES.md: a front's fixed part is shorter there than the 8 steps counted).
+void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping grouping, int blocks) {
   const index_t nsup = sym.nsup;
   if (pl.nodes.empty() || grouping == LaunchGrouping::by_depth || grouping == LaunchGrouping::by_height) return;
   if (grouping == LaunchGrouping::estimated && blocks <= 0) return;
-  for (const int s : pl.nodes)
-    if (pl.slots[s].work_off >= 0) return;
-  // the longest chain of steps from each node up to its small root (parents after children in pl.nodes)
+  // the lower part: nodes without a work-area slot whose children are in it (pl.nodes lists children first)
+  Vector<unsigned char> lower(nsup, 0);
+  long long nlower = 0;
+  for (const int s : pl.nodes) {
+    bool in = pl.slots[s].work_off < 0;
+    for (index_t q = sym.child_ptr[s]; q < sym.child_ptr[s + 1] && in; ++q) in = lower[sym.child_list[q]];
+    lower[s] = in;
+    nlower += in;
+  }
+  if (nlower == 0) return;
+  auto tree_parent_of = [&](int s) {
+    const index_t par = sym.sparent[s];
+    return par >= 0 && pl.small[par] && lower[par] ? static_cast<int>(par) : -1;
+  };
+  // the longest chain of steps from each lower node up to the top of the lower part
   Vector<long long> chain(nsup, 0);
   for (size_t k = pl.nodes.size(); k-- > 0;) {
     const int s = pl.nodes[k];
-    const index_t par = sym.sparent[s];
-    chain[s] = front_steps(sym, pl, s) + (par >= 0 && pl.small[par] ? chain[par] : 0);
+    if (!lower[s]) continue;
+    const int par = tree_parent_of(s);
+    chain[s] = front_steps(sym, pl, s) + (par >= 0 ? chain[par] : 0);
   }
   Vector<int> leaves, pending(nsup, 0);
   for (const int s : pl.nodes) {
+    if (!lower[s]) continue;
     pending[s] = sym.child_ptr[s + 1] - sym.child_ptr[s];
     if (pending[s] == 0) leaves.push_back(s);
   }
   std::stable_sort(leaves.begin(), leaves.end(), [&](int x, int y) { return chain[x] > chain[y]; });
+  // the grouped launches that keep upper nodes, numbered from 1. A grouped launch lasts as long as its largest
+  // front, or as its fronts' steps over two blocks per multiprocessor when it has more fronts than that
+  const int nl = pl.launches();
+  Vector<int> renumber(static_cast<size_t>(nl), -1);
+  Vector<long long> most(static_cast<size_t>(nl), -1), sum(static_cast<size_t>(nl), 0), most_all(static_cast<size_t>(nl), 0),
+      sum_all(static_cast<size_t>(nl), 0);
+  for (const int s : pl.nodes) {
+    const int L = pl.launch_of[s];
+    const long long steps = front_steps(sym, pl, s);
+    most_all[L] = std::max(most_all[L], steps);
+    sum_all[L] += steps;
+    if (lower[s]) continue;
+    most[L] = std::max(most[L], steps);
+    sum[L] += steps;
+  }
+  const long long side_by_side = 2LL * std::max(1, blocks);
+  int nupper = 0;
+  long long upper_cost = 0, grouped_cost = 0;
+  for (int L = 0; L < nl; ++L) {
+    grouped_cost += std::max(most_all[L], sum_all[L] / side_by_side) + launch_steps;
+    if (most[L] < 0) continue;
+    renumber[L] = ++nupper;
+    upper_cost += std::max(most[L], sum[L] / side_by_side) + launch_steps;
+  }
   if (grouping == LaunchGrouping::estimated) {
     // list scheduling: a free block takes the ready front with the longest chain; a front is ready when its
     // last child ends
@@ -150,21 +195,37 @@ void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping groupin
       now = done.first;
       end = std::max(end, now);
       ++idle;
-      const index_t par = sym.sparent[done.second];
-      if (par >= 0 && pl.small[par] && --left[par] == 0) ready.push({chain[par], static_cast<int>(par)});
+      const int par = tree_parent_of(done.second);
+      if (par >= 0 && --left[par] == 0) ready.push({chain[par], par});
     }
-    if (end >= grouped) return;
+    if (end + launch_steps + upper_cost >= grouped_cost) return;
   }
   pl.tree = true;
   pl.tree_leaves = std::move(leaves);
   pl.tree_pending = std::move(pending);
   pl.tree_parent.assign(nsup, -1);
-  for (const int s : pl.nodes) {
-    const index_t par = sym.sparent[s];
-    if (par >= 0 && pl.small[par]) pl.tree_parent[s] = static_cast<int>(par);
-    pl.launch_of[s] = 0;
+  Vector<int> nodes;
+  nodes.reserve(pl.nodes.size());
+  for (const int s : pl.nodes)
+    if (lower[s]) {
+      pl.tree_parent[s] = tree_parent_of(s);
+      pl.launch_of[s] = 0;
+      nodes.push_back(s);
+    }
+  Vector<int> launch_ptr(static_cast<size_t>(nupper) + 2, 0);
+  launch_ptr[1] = static_cast<int>(nodes.size());
+  for (int L = 0; L < nl; ++L) {
+    if (renumber[L] < 0) continue;
+    for (int k = pl.launch_ptr[L]; k < pl.launch_ptr[L + 1]; ++k) {
+      const int s = pl.nodes[k];
+      if (lower[s]) continue;
+      pl.launch_of[s] = renumber[L];
+      nodes.push_back(s);
+    }
+    launch_ptr[renumber[L] + 1] = static_cast<int>(nodes.size());
   }
-  pl.launch_ptr.assign({0, static_cast<int>(pl.nodes.size())});
+  pl.nodes = std::move(nodes);
+  pl.launch_ptr = std::move(launch_ptr);
 }
 
 }  // namespace
@@ -221,8 +282,8 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
     }
     pl.work_size = std::max(pl.work_size, used);
   }
-  const long long grouped = choose_launches(sym, pl, grouping);
-  choose_tree(sym, pl, grouping, multiprocessors, grouped);
+  choose_launches(sym, pl, grouping);
+  choose_tree(sym, pl, grouping, multiprocessors);
   // slots of L, rows and D in node order; contribution blocks: persistent area, then the two parity halves
   const int nl = pl.launches();
   long long persistent = 0, half[2] = {0, 0};

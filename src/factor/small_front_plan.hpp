@@ -48,14 +48,14 @@ struct SmallFrontPlan {
   Vector<int> launch_ptr;       ///< launch i takes nodes[launch_ptr[i] .. launch_ptr[i+1])
   Vector<int> launch_of;        ///< by node: its launch (-1: not small)
   bool by_height = false;       ///< launches grouped by height (else by depth; see choose_launches)
-  /// One launch for the whole phase (choose_tree): a block per leaf in tree_leaves; the block that ends a node's
-  /// last child goes on with the node (tree_pending counts its children). nodes then lists every small node
-  /// children first (the CPU twin runs them in that order), launch_of is 0, and every contribution block is in
-  /// the persistent area.
+  /// Launch 0 runs the lower part of the small phase as one tree (choose_tree): the small nodes whose subtrees
+  /// keep every front in shared memory. A block starts at each leaf in tree_leaves; the block that ends a node's
+  /// last child goes on with the node (tree_pending counts its children), up to the top of the lower part. Launch
+  /// 0's nodes are listed children first (the CPU twin runs them in that order); the launches after it are grouped.
   bool tree = false;
-  Vector<int> tree_leaves;   ///< the small nodes without children, longest chain of pivots above them first
-  Vector<int> tree_parent;   ///< by node: its parent when both are small, else -1
-  Vector<int> tree_pending;  ///< by node: its children (all small)
+  Vector<int> tree_leaves;   ///< launch 0's nodes without children, longest chain of pivots above them first
+  Vector<int> tree_parent;   ///< by node: its parent when both are in launch 0, else -1
+  Vector<int> tree_pending;  ///< by node of launch 0: its children (all in launch 0)
   Vector<int> launch_m_cap;     ///< the largest m_cap of each launch
   Vector<long long> launch_fast_bytes;  ///< shared memory of each launch's blocks (factor_small_node's `fast`)
   long long l_size = 0, rows_size = 0, d_size = 0, cb_size = 0;  ///< room the slots take
@@ -67,16 +67,16 @@ struct SmallFrontPlan {
 
 /// How the small nodes are grouped into launches: by the plan's estimate (choose_launches in small_front_plan.cpp),
 /// or by depth or by height regardless of it (tests: a node's results do not depend on its launch). A grouping by
-/// height that breaks the work area's bounds falls back to depth (SmallFrontPlan::by_height tells). tree: one
-/// launch in which each front starts when its children have ended (SmallFrontPlan::tree), where every small front
-/// fits in shared memory; else the estimate's grouping.
+/// height that breaks the work area's bounds falls back to depth (SmallFrontPlan::by_height tells). tree: the
+/// lower part in one launch in which each front starts when its children have ended (SmallFrontPlan::tree), the
+/// rest grouped as the estimate says, wherever some small front's subtree fits in shared memory.
 enum class LaunchGrouping { estimated, by_depth, by_height, tree };
 
 /// Plans the small fronts of `sym`. posdef: no delays. cpu_block_size: Options::cpu_block_size (the CPU path's
 /// window width is min(32, block size), and the small fronts search like it). needs: may be empty (sized nsup
 /// otherwise). grouping: see LaunchGrouping.
-/// multiprocessors: the device's, for the estimate of one launch for the whole phase, whose 512-thread blocks are
-/// counted one per multiprocessor (0: no such launch unless `grouping` asks for it).
+/// multiprocessors: the device's, for the estimate of the tree launch (SmallFrontPlan::tree), whose 512-thread
+/// blocks are counted one per multiprocessor (0: no such launch unless `grouping` asks for it).
 SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block_size, const SmallFrontNeeds& needs,
                                  LaunchGrouping grouping = LaunchGrouping::estimated, int multiprocessors = 0);
 
