@@ -6,8 +6,9 @@
 // small_front_max_rows rows are factorized in shared memory; bigger ones have a slot in a global work area
 // (reused by every launch) and keep there the columns after their fully summed ones, or the whole front when
 // the fully summed columns do not fit in shared memory. They are factorized in launches, each node after its
-// children (grouped by depth or by height, whichever the plan estimates faster), before the level loop takes the
-// other nodes.
+// children, before the level loop takes the other nodes: grouped by depth or by height (whichever the plan
+// estimates faster), and where the estimate favours it, the nodes whose subtrees stay in shared memory first as
+// one tree launch in which each front starts when its children have ended (SmallFrontPlan::tree).
 // Room for delays: a node may pass up dout_cap delayed columns and receive din_cap (both learned upward from
 // what earlier factorizations needed); a node that would need more is deferred, and the factorization retries
 // with a plan that gives it more room, or hands it to the level loop.
