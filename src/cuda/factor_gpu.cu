@@ -3,10 +3,10 @@
 //
 // Device data: the analysis' maps, the small-front plan and an idle workspace (streams, handles, scratch
 // buffers) are kept with the analysis (Symbolic::gpu_cache); each factorization uploads the values (and
-// scaling). First the small fronts at the bottom of the tree are factorized by the small-front kernel, one
-// launch per level, with one wait for their results (cuda/small_fronts.cu); the level loop then takes the
-// other fronts: the level driver (factor/level_driver.hpp) with the CUDA kernel set (cuda/level_kernels_cuda.cuh),
-// the same driver that CI runs with the kernels' CPU twins. Fronts of a level share one buffer; contribution
+// scaling). First the small fronts at the bottom of the tree are factorized by the small-front kernel in the
+// plan's launches (factor/small_front_plan.hpp), with one wait for their results (cuda/small_fronts.cu); the
+// level loop then takes the other fronts: the level driver (factor/level_driver.hpp) with the CUDA kernel set
+// (cuda/level_kernels_cuda.cuh), the same driver that CI runs with the kernels' CPU twins. Fronts of a level share one buffer; contribution
 // blocks of a level go to one of two buffers that swap roles between levels (the small fronts' stay in the
 // kernel's pool). L, D and the row lists stay on the device until the end, when D and the rows are copied into
 // the host layout shared with the CPU path.
