@@ -65,6 +65,34 @@ bool check_small_phase(const ssids::SymmetricMatrix& a, const ssids::Options& o,
 
 namespace {
 
+/// Compares two small phases of one analysis node by node: where `x` factorized a node (small and done) and `y`
+/// kept it small, y must have done it too, with the same sizes and bytewise the same L, D and rows. Returns the
+/// nodes compared; *resized counts those whose slots differ in size.
+int compare_small_phases(const ssids::detail::Symbolic& sym, const ssids_test::SmallPhase& x,
+                         const ssids_test::SmallPhase& y, int* resized = nullptr) {
+  int compared = 0;
+  for (int s = 0; s < sym.nsup; ++s) {
+    if (!x.plan.small[s] || x.res[s].state != ssids::detail::gpu::small_done || !y.plan.small[s]) continue;
+    const auto& r = x.res[s];
+    const auto& sx = x.plan.slots[s];
+    const auto& sy = y.plan.slots[s];
+    REQUIRE(y.res[s].state == r.state);
+    REQUIRE(y.res[s].m == r.m);
+    REQUIRE(y.res[s].nelim == r.nelim);
+    const long long nl = static_cast<long long>(r.m) * r.nelim;
+    CHECK(std::memcmp(x.l.data() + sx.l_off, y.l.data() + sy.l_off, sizeof(double) * nl) == 0);
+    CHECK(std::memcmp(x.d.data() + sx.d_off, y.d.data() + sy.d_off, sizeof(double) * 2 * r.nelim) == 0);
+    CHECK(std::equal(x.rows.begin() + sx.rows_off, x.rows.begin() + sx.rows_off + r.m, y.rows.begin() + sy.rows_off));
+    ++compared;
+    if (resized && sx.m_cap != sy.m_cap) ++*resized;
+  }
+  return compared;
+}
+
+}  // namespace
+
+namespace {
+
 /// Checks the small-front plan of `spec`'s analysis; returns its work area (doubles).
 long long check_plan(const std::string& spec, bool* by_height = nullptr,
                      ssids::detail::gpu::LaunchGrouping grouping = ssids::detail::gpu::LaunchGrouping::estimated,
@@ -219,25 +247,7 @@ TEST_CASE("small fronts: a node's factors do not depend on the launch it is grou
     CHECK(!depth.plan.by_height);
     CHECK(!depth.plan.tree);
     // the same factors, node by node, as grouped by depth
-    auto compare = [&](const ssids_test::SmallPhase& other) {
-      int compared = 0;
-      for (int s = 0; s < sym.nsup; ++s) {
-        if (!depth.plan.small[s] || depth.res[s].state != ssids::detail::gpu::small_done) continue;
-        const auto& r = depth.res[s];
-        const auto& sd = depth.plan.slots[s];
-        const auto& so = other.plan.slots[s];
-        REQUIRE(other.res[s].state == r.state);
-        REQUIRE(other.res[s].m == r.m);
-        REQUIRE(other.res[s].nelim == r.nelim);
-        const long long nl = static_cast<long long>(r.m) * r.nelim;
-        CHECK(std::memcmp(depth.l.data() + sd.l_off, other.l.data() + so.l_off, sizeof(double) * nl) == 0);
-        CHECK(std::memcmp(depth.d.data() + sd.d_off, other.d.data() + so.d_off, sizeof(double) * 2 * r.nelim) == 0);
-        CHECK(std::equal(depth.rows.begin() + sd.rows_off, depth.rows.begin() + sd.rows_off + r.m,
-                         other.rows.begin() + so.rows_off));
-        ++compared;
-      }
-      return compared;
-    };
+    auto compare = [&](const ssids_test::SmallPhase& other) { return compare_small_phases(sym, depth, other); };
     if (tree.plan.tree) {
       ++in_one_launch;
       CHECK(compare(tree) > 0);
@@ -281,23 +291,8 @@ TEST_CASE("small fronts: a node's factors do not depend on the room the plan kee
     }
     const auto later = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, ssids::Mode::indefinite, o,
                                                         ssids::detail::gpu::LaunchGrouping::estimated, &more);
-    int compared = 0, resized = 0;
-    for (int s = 0; s < sym.nsup; ++s) {
-      if (!fresh.plan.small[s] || !later.plan.small[s] || fresh.res[s].state != ssids::detail::gpu::small_done ||
-          later.res[s].state != ssids::detail::gpu::small_done)
-        continue;
-      const auto& r = fresh.res[s];
-      const auto& sf = fresh.plan.slots[s];
-      const auto& sl = later.plan.slots[s];
-      REQUIRE(later.res[s].m == r.m);
-      REQUIRE(later.res[s].nelim == r.nelim);
-      const long long nl = static_cast<long long>(r.m) * r.nelim;
-      CHECK(std::memcmp(fresh.l.data() + sf.l_off, later.l.data() + sl.l_off, sizeof(double) * nl) == 0);
-      CHECK(std::memcmp(fresh.d.data() + sf.d_off, later.d.data() + sl.d_off, sizeof(double) * 2 * r.nelim) == 0);
-      CHECK(std::equal(fresh.rows.begin() + sf.rows_off, fresh.rows.begin() + sf.rows_off + r.m, later.rows.begin() + sl.rows_off));
-      ++compared;
-      if (sl.m_cap != sf.m_cap) ++resized;
-    }
+    int resized = 0;
+    const int compared = compare_small_phases(sym, fresh, later, &resized);
     MESSAGE(std::string(c.what) << ": " << compared << " nodes compared, " << resized << " with larger slots");
     CHECK(compared > 0);
     CHECK(resized > 0);
