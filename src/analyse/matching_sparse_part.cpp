@@ -16,52 +16,6 @@ namespace detail {
 
 namespace {
 
-/// Both triangles of the sparse part of the clean lower triangle a (rows and columns with loc >= 0, numbered
-/// loc), rows increasing within each column, and -log|a_ij| along its entries (one logarithm per entry of the
-/// lower triangle): full_from_view's one-scatter path restricted to the sparse part.
-FullSymmetric sparse_full(const CscView& a, const Vector<index_t>& loc, index_t ns, Vector<double>& neg_log_abs) {
-  const offset_t p0 = a.ptr[0];
-  // visit(li, lj, k) for every entry k of the sparse part, column by column (li >= lj)
-  auto each_entry = [&](auto&& visit) {
-    for (index_t j = 0; j < a.n; ++j) {
-      const index_t lj = loc[j];
-      if (lj < 0) continue;
-      for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
-        const index_t li = loc[a.row[k] - a.base];
-        if (li >= 0) visit(li, lj, k);
-      }
-    }
-  };
-  FullSymmetric f;
-  f.n = ns;
-  f.ptr.assign(static_cast<size_t>(ns) + 1, 0);
-  each_entry([&](index_t li, index_t lj, offset_t) {
-    ++f.ptr[lj + 1];
-    if (li != lj) ++f.ptr[li + 1];
-  });
-  for (index_t j = 0; j < ns; ++j) f.ptr[j + 1] += f.ptr[j];
-  const size_t m = static_cast<size_t>(f.ptr[ns]);
-  f.row.resize(m);
-  f.val.resize(m);
-  neg_log_abs.resize(m);
-  Vector<offset_t> next(f.ptr.begin(), f.ptr.end() - 1);
-  each_entry([&](index_t li, index_t lj, offset_t k) {
-    const double x = a.val[k];
-    const double nl = neg_log_magnitude(x);
-    offset_t q = next[lj]++;
-    f.row[q] = li;
-    f.val[q] = x;
-    neg_log_abs[q] = nl;
-    if (li != lj) {
-      q = next[li]++;
-      f.row[q] = lj;
-      f.val[q] = x;
-      neg_log_abs[q] = nl;
-    }
-  });
-  return f;
-}
-
 /// Whether a maximum matching of the whole matrix is perfect, given the perfect matching m of its sparse part
 /// f (numbered loc; glob: the inverse): each dense column in turn starts a depth-first search for an
 /// augmenting path (MC21 with lookahead; only dense rows are free), on the pattern: the entries of the sparse
@@ -192,8 +146,8 @@ bool matching_pairs_sparse_part(const Graph& g, const CscView& a, const Vector<i
       glob.push_back(v);
     }
   const index_t ns = static_cast<index_t>(glob.size());
-  Vector<double> neg_log_abs;
-  const FullSymmetric f = sparse_full(a, loc, ns, neg_log_abs);
+  Vector<double> neg_log_abs;  // one logarithm per entry of the lower triangle
+  const FullSymmetric f = full_from_sorted_lower(a, &neg_log_abs, &loc, ns);
   MatchingCosts costs(ns, f.ptr.data(), std::move(neg_log_abs));
   timer.lap("full matrix");
 

@@ -96,44 +96,50 @@ FullSymmetric build_full(index_t n, const Vector<Triplet>& t) {
 
 namespace {
 
-/// Both triangles of a lower triangle given as analyse likes it best (checked by the caller): every entry in
-/// range and on or below the diagonal, rows strictly increasing within each column. One scatter: column c
-/// receives the mirrored entries (rows j < c) while the columns j before it are read, in increasing j, then
-/// its own rows (>= c) in the order given, so its rows come out increasing without a sort.
-FullSymmetric full_from_sorted_lower(const CscView& a, Vector<double>* neg_log_abs) {
+/// full_from_sorted_lower with the renumbering `local` (local(i): i's number in the result, or -1 to leave
+/// row and column i out; the identity for the whole matrix, whose checks the compiler then drops).
+template <class Local>
+FullSymmetric sorted_lower_to_full(const CscView& a, index_t ns, Local local, Vector<double>* neg_log_abs) {
   const index_t n = a.n;
   const offset_t p0 = a.ptr[0];
-  FullSymmetric f;
-  f.n = n;
-  f.ptr.assign(static_cast<size_t>(n) + 1, 0);
-  for (index_t j = 0; j < n; ++j)
-    for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
-      const index_t i = a.row[k] - a.base;
-      ++f.ptr[j + 1];
-      if (i != j) ++f.ptr[i + 1];
+  // visit(li, lj, k) for every kept entry k, column by column (li >= lj)
+  auto each_entry = [&](auto&& visit) {
+    for (index_t j = 0; j < n; ++j) {
+      const index_t lj = local(j);
+      if (lj < 0) continue;
+      for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
+        const index_t li = local(a.row[k] - a.base);
+        if (li >= 0) visit(li, lj, k);
+      }
     }
-  for (index_t j = 0; j < n; ++j) f.ptr[j + 1] += f.ptr[j];
-  const size_t m = static_cast<size_t>(f.ptr[n]);
+  };
+  FullSymmetric f;
+  f.n = ns;
+  f.ptr.assign(static_cast<size_t>(ns) + 1, 0);
+  each_entry([&](index_t li, index_t lj, offset_t) {
+    ++f.ptr[lj + 1];
+    if (li != lj) ++f.ptr[li + 1];
+  });
+  for (index_t j = 0; j < ns; ++j) f.ptr[j + 1] += f.ptr[j];
+  const size_t m = static_cast<size_t>(f.ptr[ns]);
   f.row.resize(m);
   f.val.resize(m);
   Vector<offset_t> next(f.ptr.begin(), f.ptr.end() - 1);
   auto scatter = [&](auto with_log) {
-    for (index_t j = 0; j < n; ++j)
-      for (offset_t k = a.ptr[j] - p0; k < a.ptr[j + 1] - p0; ++k) {
-        const index_t i = a.row[k] - a.base;
-        const double x = a.val[k];
-        const double nl = with_log ? neg_log_magnitude(x) : 0.0;  // once for both triangles
-        offset_t q = next[j]++;
-        f.row[q] = i;
+    each_entry([&](index_t li, index_t lj, offset_t k) {
+      const double x = a.val[k];
+      const double nl = with_log ? neg_log_magnitude(x) : 0.0;  // once for both triangles
+      offset_t q = next[lj]++;
+      f.row[q] = li;
+      f.val[q] = x;
+      if (with_log) (*neg_log_abs)[q] = nl;
+      if (li != lj) {
+        q = next[li]++;
+        f.row[q] = lj;
         f.val[q] = x;
         if (with_log) (*neg_log_abs)[q] = nl;
-        if (i != j) {
-          q = next[i]++;
-          f.row[q] = j;
-          f.val[q] = x;
-          if (with_log) (*neg_log_abs)[q] = nl;
-        }
       }
+    });
   };
   if (neg_log_abs) {
     neg_log_abs->resize(m);
@@ -145,6 +151,13 @@ FullSymmetric full_from_sorted_lower(const CscView& a, Vector<double>* neg_log_a
 }
 
 }  // namespace
+
+FullSymmetric full_from_sorted_lower(const CscView& a, Vector<double>* neg_log_abs, const Vector<index_t>* loc,
+                                     index_t ns) {
+  if (!loc) return sorted_lower_to_full(a, a.n, [](index_t i) { return i; }, neg_log_abs);
+  const index_t* const l = loc->data();
+  return sorted_lower_to_full(a, ns, [l](index_t i) { return l[i]; }, neg_log_abs);
+}
 
 FullSymmetric full_from_view(const CscView& a, Vector<double>* neg_log_abs) {
   if (neg_log_abs) neg_log_abs->clear();

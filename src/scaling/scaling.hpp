@@ -31,6 +31,13 @@ struct FullSymmetric {
 /// result's entries (neg_log_magnitude, common/matching.hpp; what MatchingCosts is made from), one logarithm
 /// per entry of the lower triangle.
 FullSymmetric full_from_view(const CscView& a, Vector<double>* neg_log_abs = nullptr);
+/// full_from_view's one-scatter path, for a lower triangle as analyse likes it best (checked by the caller:
+/// every entry in range and on or below the diagonal, rows strictly increasing within each column, values
+/// finite): column c receives the mirrored entries (rows j < c) while the columns j before it are read, in
+/// increasing j, then its own rows, so its rows come out increasing without a sort. With `loc`: only the rows
+/// and columns i with loc[i] >= 0, numbered loc[i] (ns of them).
+FullSymmetric full_from_sorted_lower(const CscView& a, Vector<double>* neg_log_abs,
+                                     const Vector<index_t>* loc = nullptr, index_t ns = 0);
 /// From the analysis' amap (already cleaned) and the caller's values.
 FullSymmetric full_from_symbolic(const Symbolic& s, const double* val);
 
