@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs
   small::factor_small_node(t, a, s, reinterpret_cast<unsigned char*>(smem), work);
 }
 
-/// The whole small phase in one launch (SmallFrontPlan::tree; every front in shared memory): block b starts at the
+/// The plan's tree launch (SmallFrontPlan::tree; launch 0, every front in shared memory): block b starts at the
 /// leaf a.nodes[b]; after each front, the block that counts its parent's last child down goes on with the parent,
 /// so a front starts as soon as its children have ended, whatever their depth. A front's outputs (L, D, rows, its
 /// contribution block, its result) are written by the whole block; every thread's fence before the count, and every

@@ -17,7 +17,7 @@ int small_fronts_threads(int m_cap, int nblocks);
 /// fast_bytes: shared memory per block (SmallFrontPlan::launch_fast_bytes).
 void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, long long fast_bytes, cudaStream_t s);
 
-/// The whole small phase in one launch (SmallFrontPlan::tree): a 512-thread block per leaf a.nodes[0 .. nleaves);
+/// The plan's tree launch (SmallFrontPlan::tree, launch 0): a 512-thread block per leaf a.nodes[0 .. nleaves);
 /// parent: SmallFrontPlan::tree_parent; pending: SmallFrontPlan::tree_pending, counted down on the device (reset it
 /// before every launch); fast_bytes: the plan's launch_fast_bytes[0].
 void launch_small_tree(const SmallFrontArgs& a, int nleaves, const int* parent, int* pending, long long fast_bytes,
