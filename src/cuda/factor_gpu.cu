@@ -23,6 +23,7 @@
 #include <cstring>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/gpu_warmup.hpp"
@@ -361,385 +362,467 @@ void wait_gpu_warmup(const std::shared_ptr<void>& handle) {
   if (handle) static_cast<GpuWarmup*>(handle.get())->done.wait();
 }
 
-void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
-                             const Options& options, NumericFactors& out, Inform& inform, bool check_values,
-                             bool val_on_device) {
-  std::string why;
-  if (!gpu_available(&why)) throw Error(flag::no_cuda, why);
-  using clock = std::chrono::steady_clock;
-  auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
-  const auto h0 = clock::now();
-  wait_gpu_warmup(sym.gpu_cache->gpu_warmup);
-  const auto h0_warm = clock::now();
-  const std::shared_ptr<GpuSymbolic> gs = gpu_symbolic(sym);
-  const auto h0_tables = clock::now();
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+double secs(clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+/// One GPU factorization, stage by stage; factor_multifrontal_gpu runs the stages in this order:
+///   constructor     the CUDA context (the warm-up thread's), the analysis' device tables, a workspace
+///   upload_values   the values (from host or device memory) with their check, and the scaling
+///   reserve         the plans (small fronts, level loop), the memory check, the factors' and the loop's buffers
+///   small_phase     the small-front kernel's launches and one wait for their results (again while nodes defer)
+///   level_loop      the other fronts, level by level (factor/level_driver.hpp with the CUDA kernels)
+///   download        L D^{1/2} for posdef on the device; D and the row lists to the host
+///   device_factors  the factors on the device with the solve plan, the host tables beside it
+///   report          --print-level lines and the inform
+class GpuFactorization {
+ public:
+  GpuFactorization(const Symbolic& sym, const double* scale, Mode mode, const Options& options)
+      : sym_(sym), scale_(scale), mode_(mode), options_(options), posdef_(mode == Mode::posdef) {
+    std::string why;
+    if (!gpu_available(&why)) throw Error(flag::no_cuda, why);
+    t_.start = clock::now();
+    wait_gpu_warmup(sym.gpu_cache->gpu_warmup);
+    t_.warm = clock::now();
+    gs_ = gpu_symbolic(sym);
+    t_.tables = clock::now();
+    dL_.use_cache(gs_->blocks);
+    dDs_.use_cache(gs_->blocks);
+    dRows_.use_cache(gs_->blocks);
+    lease_.emplace(*gs_);
+    ws_ = &**lease_;
+    st_ = ws_->stream.get();
+    t_.lease = clock::now();
+    prm_.u = posdef_ ? 0.0 : std::min(0.5, std::max(0.0, options.u));
+    prm_.small = options.small;
+    prm_.posdef = posdef_ ? 1 : 0;
+    info_.resize(sym.nsup);
+    by_small_.assign(static_cast<size_t>(sym.nsup), 0);
+  }
+
+  void upload_values(const double* val, bool val_on_device, bool check_values);
+  void reserve();
+  void small_phase();
+  void level_loop();
+  void download();
+  void device_factors(NumericFactors& out, Inform& inform);
+  void report(Inform& inform) const;
+
+ private:
+  /// Launches the small-front kernel over plan pl's launches (the tree launch first when pl.tree).
+  void launch_small(const SmallDevicePlan& p, SmallFrontArgs& a, std::vector<std::unique_ptr<Event>>& ev_launch);
+
+  const Symbolic& sym_;
+  const double* scale_;
+  const Mode mode_;
+  const Options& options_;
+  const bool posdef_;
+  struct {
+    clock::time_point start, warm, tables, lease, values, blas, plans, memcheck, reserved, small, levels, downloaded,
+        device;
+  } t_;
+  std::shared_ptr<GpuSymbolic> gs_;
   // L, D and the row lists become part of the factors: taken from the analysis' block cache or allocated. Declared
   // before the workspace, whose release waits for the stream: if the factorization fails they go back to the cache
   // only after that.
-  DeviceBuffer<double> dL, dDs;
-  DeviceBuffer<int> dRows;
-  dL.use_cache(gs->blocks);
-  dDs.use_cache(gs->blocks);
-  dRows.use_cache(gs->blocks);
-  WorkspaceLease lease(*gs);
-  FactorWorkspace& ws = *lease;
-  const auto h0_lease = clock::now();
-  Stream& stream = ws.stream;
-  const cudaStream_t st = stream.get();
-  SideBlas& side_blas = ws.side_blas;
-  const bool posdef = mode == Mode::posdef;
-  DenseParams prm;
-  prm.u = posdef ? 0.0 : std::min(0.5, std::max(0.0, options.u));
-  prm.small = options.small;
-  prm.posdef = posdef ? 1 : 0;
+  DeviceBuffer<double> dL_, dDs_;
+  DeviceBuffer<int> dRows_;
+  std::optional<WorkspaceLease> lease_;
+  FactorWorkspace* ws_ = nullptr;
+  cudaStream_t st_ = nullptr;
+  DenseParams prm_;
+  Vector<NodeInfo> info_;  ///< where each node's L, rows and D are, and its pivots
+  long long l_used_ = 0, rows_used_ = 0, d_used_ = 0;  ///< of dL_, dRows_, dDs_
+  long long l_guess_ = 0;                              ///< L's room beside the small fronts' slots
+  std::shared_ptr<const SmallDevicePlan> sp_;          ///< null: no small-front phase
+  LevelPlan plan_;
+  bool preallocate_ = false;
+  Vector<unsigned char> by_small_;  ///< by node: done by the small-front kernel
+  int small_runs_ = 0, small_launches_ = 0;
+  long long small_nodes_ = 0;
+  double t_small_device_ = 0.0;  ///< the small-front kernel's launches of the last run
+  LevelTimes level_times_;
+  double t_host_tables_ = 0.0;
+  SolvePlanTimes plan_times_;
+  GpuFactorCounts counts_;
+};
 
-  DeviceBuffer<double>& dval = ws.val;
-  DeviceBuffer<double>& dscale = ws.scale;
+void GpuFactorization::upload_values(const double* val, bool val_on_device, bool check_values) {
+  DeviceBuffer<double>& dval = ws_->val;
   if (val_on_device) {  // the caller's values already in device memory: one copy on the device
-    dval.reserve_discard(static_cast<size_t>(sym.nnz_in));
-    if (sym.nnz_in > 0)
-      check_cuda(cudaMemcpyAsync(dval.get(), val, static_cast<size_t>(sym.nnz_in) * sizeof(double), cudaMemcpyDefault, st),
+    dval.reserve_discard(static_cast<size_t>(sym_.nnz_in));
+    if (sym_.nnz_in > 0)
+      check_cuda(cudaMemcpyAsync(dval.get(), val, static_cast<size_t>(sym_.nnz_in) * sizeof(double), cudaMemcpyDefault,
+                                 st_),
                  "copy of the values on the device");
   } else {
-    dval.upload(val, static_cast<size_t>(sym.nnz_in), st);
+    dval.upload(val, static_cast<size_t>(sym_.nnz_in), st_);
   }
   if (check_values) {  // one pass on the device; only if it finds one, the host search that names the entry
-    ws.nonfinite.reserve_discard(1);
-    ws.nonfinite_host.reserve_discard(1);
-    check_cuda(cudaMemsetAsync(ws.nonfinite.get(), 0, sizeof(int), st), "cudaMemsetAsync");
-    launch_count_nonfinite(dval.get(), sym.nnz_in, ws.nonfinite.get(), st);
-    check_cuda(cudaMemcpyAsync(ws.nonfinite_host.get(), ws.nonfinite.get(), sizeof(int), cudaMemcpyDeviceToHost, st),
+    ws_->nonfinite.reserve_discard(1);
+    ws_->nonfinite_host.reserve_discard(1);
+    check_cuda(cudaMemsetAsync(ws_->nonfinite.get(), 0, sizeof(int), st_), "cudaMemsetAsync");
+    launch_count_nonfinite(dval.get(), sym_.nnz_in, ws_->nonfinite.get(), st_);
+    check_cuda(cudaMemcpyAsync(ws_->nonfinite_host.get(), ws_->nonfinite.get(), sizeof(int), cudaMemcpyDeviceToHost, st_),
                "copy of the values check");
-    stream.sync();
-    if (*ws.nonfinite_host.get() != 0) {
-      if (!val_on_device) throw_first_nonfinite(sym, val);
+    ws_->stream.sync();
+    if (*ws_->nonfinite_host.get() != 0) {
+      if (!val_on_device) throw_first_nonfinite(sym_, val);
       Vector<double> host;
-      copy_device_values(val, sym.nnz_in, host);
-      throw_first_nonfinite(sym, host.data());
+      copy_device_values(val, sym_.nnz_in, host);
+      throw_first_nonfinite(sym_, host.data());
     }
   }
-  if (scale) dscale.upload(scale, static_cast<size_t>(sym.n), st);
-  const auto h0_values = clock::now();
+  if (scale_) ws_->scale.upload(scale_, static_cast<size_t>(sym_.n), st_);
+  t_.values = clock::now();
+}
 
-  LevelWork<CudaLevelKernels>& lw = ws.level;
-
+void GpuFactorization::reserve() {
   {  // the side streams' cuBLAS handles now, if some front may have pieces for them
     index_t big = 0;
-    for (index_t nd = 0; nd < sym.nsup; ++nd) big = std::max(big, sym.nrow(nd) - sym.ncol(nd));
-    if (big >= 2 * plain_gemm_min_dim()) side_blas.create();
+    for (index_t nd = 0; nd < sym_.nsup; ++nd) big = std::max(big, sym_.nrow(nd) - sym_.ncol(nd));
+    if (big >= 2 * plain_gemm_min_dim()) ws_->side_blas.create();
   }
-  const auto h0_blas = clock::now();
-  Vector<NodeInfo> info(sym.nsup);
-  long long l_used = 0, rows_used = 0, d_used = 0;
-  const long long l_guess = static_cast<long long>(sym.num_factor + sym.num_factor / 10) + 1;
-  std::shared_ptr<const SmallDevicePlan> sp;
-  if (small_fronts_on) sp = small_plan(*gs, sym, posdef, options.cpu_block_size, st);
+  t_.blas = clock::now();
+  l_guess_ = static_cast<long long>(sym_.num_factor + sym_.num_factor / 10) + 1;
+  if (small_fronts_on) sp_ = small_plan(*gs_, sym_, posdef_, options_.cpu_block_size, st_);
   // the level loop's buffers for the nodes the small-front kernel does not take (they grow if it defers some)
-  const LevelPlan plan = level_plan(sym, sp ? sp->host.small : Vector<unsigned char>());
-  auto small_bytes = [&] {
-    const SmallFrontPlan& h = sp->host;
-    return 8.0 * (h.l_size + h.d_size + h.cb_size + h.work_size) + 4.0 * h.rows_size + sizeof(SmallResult) * double(sym.nsup);
-  };
-  const auto h0_plans = clock::now();
-  const long long prealloc_key[8] = {plan.fronts, plan.front_pair, plan.rows, plan.w, plan.w_cb, plan.nf, l_guess,
-                                     static_cast<long long>(sp ? small_bytes() : 0.0)};
-  const bool prepared = ws.preallocated && std::equal(prealloc_key, prealloc_key + 8, ws.preallocated_for);
-  const bool preallocate = prepared || check_device_memory(sym, plan, l_guess, sp ? small_bytes() : 0.0);
-  const auto h0_memcheck = clock::now();
-  const long long small_l = sp ? sp->host.l_size : 0, small_rows = sp ? sp->host.rows_size : 0,
-                  small_d = sp ? sp->host.d_size : 0;
-  dL.reserve_discard(static_cast<size_t>(l_guess + small_l));
-  dRows.reserve_discard(static_cast<size_t>(sym.rlist.size()) + sym.n + 1 + small_rows);
-  dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2 + small_d);
-  if (preallocate) {  // the level loop's buffers once, with 10% slack for delays (cudaMalloc synchronizes)
+  plan_ = level_plan(sym_, sp_ ? sp_->host.small : Vector<unsigned char>());
+  double small_bytes = 0.0;
+  if (sp_) {
+    const SmallFrontPlan& h = sp_->host;
+    small_bytes = 8.0 * (h.l_size + h.d_size + h.cb_size + h.work_size) + 4.0 * h.rows_size +
+                  sizeof(SmallResult) * double(sym_.nsup);
+  }
+  t_.plans = clock::now();
+  const long long prealloc_key[8] = {plan_.fronts, plan_.front_pair, plan_.rows, plan_.w, plan_.w_cb, plan_.nf,
+                                     l_guess_, static_cast<long long>(small_bytes)};
+  const bool prepared = ws_->preallocated && std::equal(prealloc_key, prealloc_key + 8, ws_->preallocated_for);
+  preallocate_ = prepared || check_device_memory(sym_, plan_, l_guess_, small_bytes);
+  t_.memcheck = clock::now();
+  const long long small_l = sp_ ? sp_->host.l_size : 0, small_rows = sp_ ? sp_->host.rows_size : 0,
+                  small_d = sp_ ? sp_->host.d_size : 0;
+  dL_.reserve_discard(static_cast<size_t>(l_guess_ + small_l));
+  dRows_.reserve_discard(static_cast<size_t>(sym_.rlist.size()) + sym_.n + 1 + small_rows);
+  dDs_.reserve_discard(2 * static_cast<size_t>(sym_.n) + 2 + small_d);
+  LevelWork<CudaLevelKernels>& lw = ws_->level;
+  if (preallocate_) {  // the level loop's buffers once, with 10% slack for delays (cudaMalloc synchronizes)
     auto slack = [](long long v) { return static_cast<size_t>(v + v / 10 + 64); };
-    lw.F.reserve_discard(slack(plan.fronts));
-    lw.Fprev.reserve_discard(slack(plan.fronts));
-    lw.Vars.reserve_discard(slack(plan.rows));
-    lw.Dlev.reserve_discard(slack(2 * plan.rows));
-    lw.Lt.reserve_discard(slack(64 * plan.rows));
-    lw.Lines.reserve_discard(slack(128 * plan.rows));
-    lw.S.reserve_discard(slack(4096 * plan.nf));
-    lw.Scr.reserve_discard(slack(3 * plan.rows + plan.nf));
-    lw.W.reserve_discard(slack(plan.w));
-    lw.Wcb.reserve_discard(slack(plan.w_cb));
-    ws.preallocated = true;
-    std::copy(prealloc_key, prealloc_key + 8, ws.preallocated_for);
+    lw.F.reserve_discard(slack(plan_.fronts));
+    lw.Fprev.reserve_discard(slack(plan_.fronts));
+    lw.Vars.reserve_discard(slack(plan_.rows));
+    lw.Dlev.reserve_discard(slack(2 * plan_.rows));
+    lw.Lt.reserve_discard(slack(64 * plan_.rows));
+    lw.Lines.reserve_discard(slack(128 * plan_.rows));
+    lw.S.reserve_discard(slack(4096 * plan_.nf));
+    lw.Scr.reserve_discard(slack(3 * plan_.rows + plan_.nf));
+    lw.W.reserve_discard(slack(plan_.w));
+    lw.Wcb.reserve_discard(slack(plan_.w_cb));
+    ws_->preallocated = true;
+    std::copy(prealloc_key, prealloc_key + 8, ws_->preallocated_for);
   }
   // task arrays for the largest level (window updates and contribution updates: a few per front)
-  lw.Fronts.reserve_discard(static_cast<size_t>(plan.nf) + 16);
-  lw.Child.reserve_discard(static_cast<size_t>(plan.nf) + 16);
-  lw.Win.reserve_discard(static_cast<size_t>(plan.nf) + 16);
-  lw.FormW.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
-  lw.Upd.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
-  lw.FormWcb.reserve_discard(static_cast<size_t>(plan.nf) + 16);
-  lw.UpdCb.reserve_discard(2 * static_cast<size_t>(plan.nf) + 16);
-  lw.Copy.reserve_discard(static_cast<size_t>(plan.nf) + 16);
-  lw.Res.reserve_discard(static_cast<size_t>(plan.nf) + 16);
-  lw.Q.reserve_discard(2 * static_cast<size_t>(plan.nf) + 32);
+  const size_t nf = static_cast<size_t>(plan_.nf);
+  lw.Fronts.reserve_discard(nf + 16);
+  lw.Child.reserve_discard(nf + 16);
+  lw.Win.reserve_discard(nf + 16);
+  lw.FormW.reserve_discard(2 * nf + 16);
+  lw.Upd.reserve_discard(2 * nf + 16);
+  lw.FormWcb.reserve_discard(nf + 16);
+  lw.UpdCb.reserve_discard(2 * nf + 16);
+  lw.Copy.reserve_discard(nf + 16);
+  lw.Res.reserve_discard(nf + 16);
+  lw.Q.reserve_discard(2 * nf + 32);
+  t_.reserved = clock::now();
+}
 
-  const auto h1 = clock::now();
-  // ---- small fronts: the subtrees of small fronts at the bottom of the tree, in the plan's launches (each node
-  // after its children) with no host round trip in between (sizes that depend on delays are read from the
-  // children's results on the device); then
-  // one wait for the results. A node that needed more room for delays than its slot had is deferred: the plan
-  // learns its needs and the phase runs again (a node deferred three times is left to the level loop).
-  Vector<unsigned char> by_small(static_cast<size_t>(sym.nsup), 0);  // done by the small-front kernel
-  DeviceBuffer<double>& dCbPool = ws.cb_pool;
-  DeviceBuffer<SmallResult>& dSmallRes = ws.small_res;
-  int small_runs = 0, small_launches = 0;
-  long long small_nodes = 0;
-  Event ev_small0, ev_small1;
-  double t_small_device = 0.0;  // the kernel's launches of the last run
-  if (sp && sp->host.num_small > 0) {
-    Vector<SmallResult> hres(static_cast<size_t>(sym.nsup));
-    dSmallRes.reserve_discard(static_cast<size_t>(sym.nsup));
-    for (;;) {
-      ++small_runs;
-      const std::shared_ptr<const SmallDevicePlan> run_plan = sp;  // kept alive while pl is used
-      const SmallFrontPlan& pl = run_plan->host;
-      dL.reserve_discard(static_cast<size_t>(l_guess + pl.l_size));
-      dRows.reserve_discard(static_cast<size_t>(sym.rlist.size()) + sym.n + 1 + pl.rows_size);
-      dDs.reserve_discard(2 * static_cast<size_t>(sym.n) + 2 + pl.d_size);
-      dCbPool.reserve_discard(static_cast<size_t>(pl.cb_size) + 1);
-      ws.small_work.reserve_discard(static_cast<size_t>(pl.work_size) + 1);
-      SmallFrontArgs a{};
-      a.slots = sp->slots.get();
-      a.res = dSmallRes.get();
-      a.sptr = gs->sptr.get();
-      a.rlist = gs->rlist.get();
-      a.perm = gs->perm.get();
-      a.cmap = gs->cmap.get();
-      a.child_ptr = gs->child_ptr.get();
-      a.child_list = gs->child_list.get();
-      a.rptr = gs->rptr.get();
-      a.tptr = gs->tptr.get();
-      a.srcs = gs->srcs.get();
-      a.targets = gs->targets.get();
-      a.val = dval.get();
-      a.scale = scale ? dscale.get() : nullptr;
-      a.lstore = dL.get();
-      a.rows_store = dRows.get();
-      a.dstore = dDs.get();
-      a.cb_pool = dCbPool.get();
-      a.work = ws.small_work.get();
-      a.u = prm.u;
-      a.small = prm.small;
-      a.ib = pl.ib;
-      a.posdef = prm.posdef;
-      DeviceBuffer<unsigned long long> dprof;  // --print-level 3: where the kernel's cycles go
-      if (options.print_level >= 3) {
-        dprof.reserve_discard(16);
-        check_cuda(cudaMemsetAsync(dprof.get(), 0, 16 * sizeof(unsigned long long), st), "cudaMemsetAsync");
-        a.prof = dprof.get();
-      }
-      ev_small0.record(st);
-      std::vector<std::unique_ptr<Event>> ev_launch;
-      for (int L = 0; L < pl.launches(); ++L) {
-        if (L == 0 && pl.tree) {  // the lower part as one tree; the children left per node start from the plan's
-          ws.small_pending.reserve_discard(static_cast<size_t>(sym.nsup));
-          check_cuda(cudaMemcpyAsync(ws.small_pending.get(), sp->tree_pending.get(), sizeof(int) * sym.nsup,
-                                     cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync small-front counts");
-          a.nodes = sp->tree_leaves.get();
-          launch_small_tree(a, static_cast<int>(pl.tree_leaves.size()), sp->tree_parent.get(), ws.small_pending.get(),
-                            pl.launch_fast_bytes[0], st);
-        } else {
-          a.nodes = sp->nodes.get() + pl.launch_ptr[L];
-          launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], pl.launch_fast_bytes[L],
-                              st);
-        }
-        if (a.prof) {
-          ev_launch.push_back(std::make_unique<Event>());
-          ev_launch.back()->record(st);
-        }
-      }
-      ev_small1.record(st);
-      small_launches += pl.launches();
-      check_cuda(cudaMemcpyAsync(hres.data(), dSmallRes.get(), hres.size() * sizeof(SmallResult),
-                                 cudaMemcpyDeviceToHost, st), "cudaMemcpyAsync small-front results");
-      stream.sync();
-      t_small_device = ev_small1.since(ev_small0);
-      for (size_t L = 0; L < ev_launch.size(); ++L)
-        std::fprintf(stderr, "ssids gpu factor: small fronts launch %d: %d fronts, m_cap %d, %.3f ms\n",
-                     static_cast<int>(L), pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L],
-                     1e3 * ev_launch[L]->since(L ? *ev_launch[L - 1] : ev_small0));
-      if (a.prof) {
-        unsigned long long c[16];
-        check_cuda(cudaMemcpy(c, a.prof, sizeof c, cudaMemcpyDeviceToHost), "cudaMemcpy profile");
-        std::fprintf(stderr, "ssids gpu factor: small fronts, summed over blocks (thread 0): cycles start %llu, "
-                     "zero+A %llu, children %llu, factor %llu (decisions %llu, interchanges %llu, pivot updates %llu, "
-                     "window ends %llu, scaling %llu, other %llu), output %llu; column maxima %llu, trailing updates "
-                     "%llu, 1x1 pivots %llu\n", c[0], c[1], c[2], c[3] + c[8] + c[9] + c[10] + c[11] + c[12], c[8],
-                     c[9], c[10], c[11], c[12], c[3], c[4], c[5], c[6], c[7]);
-      }
-      for (index_t s = 0; s < sym.nsup; ++s)
-        if (pl.small[s] && hres[s].state == small_not_posdef)
-          throw Error(flag::not_posdef, "matrix is not positive definite: pivot of column " +
-                                            std::to_string(hres[s].fail_var) + " (0-based) is not positive");
-      bool deferred = false;
-      {
-        std::lock_guard<std::mutex> lock(gs->small_mutex);
-        deferred = learn_small_front_needs(sym, pl, hres.data(), gs->small_needs, small_runs);
-        if (deferred) gs->small_plan = make_small_plan(sym, posdef, options.cpu_block_size, gs->small_needs, st);
-        if (deferred) sp = gs->small_plan;
-      }
-      if (deferred) {
-        // the fourth run defers nothing (learn_small_front_needs hands nodes deferred three times to the level
-        // loop, and the other nodes get the same room and the same results again)
-        if (small_runs < 6) continue;
-        throw Error(flag::unknown, "internal error: the small-front phase kept deferring nodes");
-      }
-      small_nodes += take_small_results(sym, pl, hres.data(), info, by_small);
-      l_used = pl.l_size;
-      rows_used = pl.rows_size;
-      d_used = pl.d_size;
-      break;
+void GpuFactorization::launch_small(const SmallDevicePlan& p, SmallFrontArgs& a,
+                                    std::vector<std::unique_ptr<Event>>& ev_launch) {
+  const SmallFrontPlan& pl = p.host;
+  for (int L = 0; L < pl.launches(); ++L) {
+    if (L == 0 && pl.tree) {  // the lower part as one tree; the children left per node start from the plan's
+      ws_->small_pending.reserve_discard(static_cast<size_t>(sym_.nsup));
+      check_cuda(cudaMemcpyAsync(ws_->small_pending.get(), p.tree_pending.get(), sizeof(int) * sym_.nsup,
+                                 cudaMemcpyDeviceToDevice, st_), "cudaMemcpyAsync small-front counts");
+      a.nodes = p.tree_leaves.get();
+      launch_small_tree(a, static_cast<int>(pl.tree_leaves.size()), p.tree_parent.get(), ws_->small_pending.get(),
+                        pl.launch_fast_bytes[0], st_);
+    } else {
+      a.nodes = p.nodes.get() + pl.launch_ptr[L];
+      launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], pl.launch_fast_bytes[L],
+                          st_);
+    }
+    if (a.prof) {
+      ev_launch.push_back(std::make_unique<Event>());
+      ev_launch.back()->record(st_);
     }
   }
-  const auto h1s = clock::now();
-  // ---- the other fronts: the level loop (factor/level_driver.hpp) with the CUDA kernels
-  CudaLevelKernels kernels;
-  kernels.main = st;
-  kernels.copy = ws.copy_stream.get();
-  kernels.side = &side_blas;
-  LevelInputs lin;
-  lin.maps.perm = gs->perm.get();
-  lin.maps.sptr = gs->sptr.get();
-  lin.maps.rlist = gs->rlist.get();
-  lin.maps.cmap = gs->cmap.get();
-  lin.maps.rptr = gs->rptr.get();
-  lin.maps.tptr = gs->tptr.get();
-  lin.maps.srcs = gs->srcs.get();
-  lin.maps.targets = gs->targets.get();
-  lin.val = dval.get();
-  lin.scale = scale ? dscale.get() : nullptr;
-  lin.cb_pool = dCbPool.get();
-  lin.by_small = by_small.data();
-  lin.prm = prm;
-  lin.cpu_block_size = options.cpu_block_size;
-  lin.print_level = options.print_level;
-  lin.preallocate = preallocate;
-  lin.prepared_updates = prepared_updates;
-  LevelStores<CudaLevelKernels> stores{dL, dRows, dDs, info, l_used, rows_used, d_used};
-  LevelDriver<CudaLevelKernels> levels(kernels, &sym, lin, lw, stores);
-  levels.run();
-  l_used = stores.l_used;
-  rows_used = stores.rows_used;
-  d_used = stores.d_used;
-  const double t_assembly = levels.times.assembly, t_dense = levels.times.dense, t_update = levels.times.update,
-               t_other = levels.times.other, t_win = levels.times.window, t_apply = levels.times.apply,
-               t_commit = levels.times.commit;
-  const long long n_steps = levels.times.steps;
+}
 
-  const auto h2 = clock::now();
-  // ---- L stays on the device (the host copy is made on first use); D and the row lists come back
-  if (posdef && l_used) {  // L D L^T with D > 0 -> the Cholesky factor L D^{1/2}, on the device
+// The subtrees of small fronts at the bottom of the tree, in the plan's launches (each node after its children)
+// with no host round trip in between (sizes that depend on delays are read from the children's results on the
+// device); then one wait for the results. A node that needed more room for delays than its slot had is deferred:
+// the plan learns its needs and the phase runs again (a node deferred three times is left to the level loop).
+void GpuFactorization::small_phase() {
+  if (!sp_ || sp_->host.num_small == 0) {
+    t_.small = clock::now();
+    return;
+  }
+  DeviceBuffer<SmallResult>& dSmallRes = ws_->small_res;
+  Event ev_small0, ev_small1;
+  Vector<SmallResult> hres(static_cast<size_t>(sym_.nsup));
+  dSmallRes.reserve_discard(static_cast<size_t>(sym_.nsup));
+  for (;;) {
+    ++small_runs_;
+    const std::shared_ptr<const SmallDevicePlan> run_plan = sp_;  // kept alive while pl is used
+    const SmallFrontPlan& pl = run_plan->host;
+    dL_.reserve_discard(static_cast<size_t>(l_guess_ + pl.l_size));
+    dRows_.reserve_discard(static_cast<size_t>(sym_.rlist.size()) + sym_.n + 1 + pl.rows_size);
+    dDs_.reserve_discard(2 * static_cast<size_t>(sym_.n) + 2 + pl.d_size);
+    ws_->cb_pool.reserve_discard(static_cast<size_t>(pl.cb_size) + 1);
+    ws_->small_work.reserve_discard(static_cast<size_t>(pl.work_size) + 1);
+    SmallFrontArgs a{};
+    a.slots = run_plan->slots.get();
+    a.res = dSmallRes.get();
+    a.sptr = gs_->sptr.get();
+    a.rlist = gs_->rlist.get();
+    a.perm = gs_->perm.get();
+    a.cmap = gs_->cmap.get();
+    a.child_ptr = gs_->child_ptr.get();
+    a.child_list = gs_->child_list.get();
+    a.rptr = gs_->rptr.get();
+    a.tptr = gs_->tptr.get();
+    a.srcs = gs_->srcs.get();
+    a.targets = gs_->targets.get();
+    a.val = ws_->val.get();
+    a.scale = scale_ ? ws_->scale.get() : nullptr;
+    a.lstore = dL_.get();
+    a.rows_store = dRows_.get();
+    a.dstore = dDs_.get();
+    a.cb_pool = ws_->cb_pool.get();
+    a.work = ws_->small_work.get();
+    a.u = prm_.u;
+    a.small = prm_.small;
+    a.ib = pl.ib;
+    a.posdef = prm_.posdef;
+    DeviceBuffer<unsigned long long> dprof;  // --print-level 3: where the kernel's cycles go
+    if (options_.print_level >= 3) {
+      dprof.reserve_discard(16);
+      check_cuda(cudaMemsetAsync(dprof.get(), 0, 16 * sizeof(unsigned long long), st_), "cudaMemsetAsync");
+      a.prof = dprof.get();
+    }
+    ev_small0.record(st_);
+    std::vector<std::unique_ptr<Event>> ev_launch;
+    launch_small(*run_plan, a, ev_launch);
+    ev_small1.record(st_);
+    small_launches_ += pl.launches();
+    check_cuda(cudaMemcpyAsync(hres.data(), dSmallRes.get(), hres.size() * sizeof(SmallResult),
+                               cudaMemcpyDeviceToHost, st_), "cudaMemcpyAsync small-front results");
+    ws_->stream.sync();
+    t_small_device_ = ev_small1.since(ev_small0);
+    for (size_t L = 0; L < ev_launch.size(); ++L)
+      std::fprintf(stderr, "ssids gpu factor: small fronts launch %d: %d fronts, m_cap %d, %.3f ms\n",
+                   static_cast<int>(L), pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L],
+                   1e3 * ev_launch[L]->since(L ? *ev_launch[L - 1] : ev_small0));
+    if (a.prof) {
+      unsigned long long c[16];
+      check_cuda(cudaMemcpy(c, a.prof, sizeof c, cudaMemcpyDeviceToHost), "cudaMemcpy profile");
+      std::fprintf(stderr, "ssids gpu factor: small fronts, summed over blocks (thread 0): cycles start %llu, "
+                   "zero+A %llu, children %llu, factor %llu (decisions %llu, interchanges %llu, pivot updates %llu, "
+                   "window ends %llu, scaling %llu, other %llu), output %llu; column maxima %llu, trailing updates "
+                   "%llu, 1x1 pivots %llu\n", c[0], c[1], c[2], c[3] + c[8] + c[9] + c[10] + c[11] + c[12], c[8],
+                   c[9], c[10], c[11], c[12], c[3], c[4], c[5], c[6], c[7]);
+    }
+    for (index_t s = 0; s < sym_.nsup; ++s)
+      if (pl.small[s] && hres[s].state == small_not_posdef)
+        throw Error(flag::not_posdef, "matrix is not positive definite: pivot of column " +
+                                          std::to_string(hres[s].fail_var) + " (0-based) is not positive");
+    bool deferred = false;
+    {
+      std::lock_guard<std::mutex> lock(gs_->small_mutex);
+      deferred = learn_small_front_needs(sym_, pl, hres.data(), gs_->small_needs, small_runs_);
+      if (deferred) gs_->small_plan = make_small_plan(sym_, posdef_, options_.cpu_block_size, gs_->small_needs, st_);
+      if (deferred) sp_ = gs_->small_plan;
+    }
+    if (deferred) {
+      // the fourth run defers nothing (learn_small_front_needs hands nodes deferred three times to the level
+      // loop, and the other nodes get the same room and the same results again)
+      if (small_runs_ < 6) continue;
+      throw Error(flag::unknown, "internal error: the small-front phase kept deferring nodes");
+    }
+    small_nodes_ += take_small_results(sym_, pl, hres.data(), info_, by_small_);
+    l_used_ = pl.l_size;
+    rows_used_ = pl.rows_size;
+    d_used_ = pl.d_size;
+    break;
+  }
+  t_.small = clock::now();
+}
+
+void GpuFactorization::level_loop() {
+  CudaLevelKernels kernels;
+  kernels.main = st_;
+  kernels.copy = ws_->copy_stream.get();
+  kernels.side = &ws_->side_blas;
+  LevelInputs lin;
+  lin.maps.perm = gs_->perm.get();
+  lin.maps.sptr = gs_->sptr.get();
+  lin.maps.rlist = gs_->rlist.get();
+  lin.maps.cmap = gs_->cmap.get();
+  lin.maps.rptr = gs_->rptr.get();
+  lin.maps.tptr = gs_->tptr.get();
+  lin.maps.srcs = gs_->srcs.get();
+  lin.maps.targets = gs_->targets.get();
+  lin.val = ws_->val.get();
+  lin.scale = scale_ ? ws_->scale.get() : nullptr;
+  lin.cb_pool = ws_->cb_pool.get();
+  lin.by_small = by_small_.data();
+  lin.prm = prm_;
+  lin.cpu_block_size = options_.cpu_block_size;
+  lin.print_level = options_.print_level;
+  lin.preallocate = preallocate_;
+  lin.prepared_updates = prepared_updates;
+  LevelStores<CudaLevelKernels> stores{dL_, dRows_, dDs_, info_, l_used_, rows_used_, d_used_};
+  LevelDriver<CudaLevelKernels> levels(kernels, &sym_, lin, ws_->level, stores);
+  levels.run();
+  l_used_ = stores.l_used;
+  rows_used_ = stores.rows_used;
+  d_used_ = stores.d_used;
+  level_times_ = levels.times;
+  t_.levels = clock::now();
+}
+
+// L stays on the device (the host copy is made on first use); D and the row lists come back through page-locked
+// memory kept with the workspace (one copy each, at full bandwidth)
+void GpuFactorization::download() {
+  if (posdef_ && l_used_) {  // L D L^T with D > 0 -> the Cholesky factor L D^{1/2}, on the device
     Vector<ScaleColumn> cols;
-    cols.reserve(static_cast<size_t>(sym.n));
-    for (index_t s = 0; s < sym.nsup; ++s) {
-      const NodeInfo& ni = info[s];
+    cols.reserve(static_cast<size_t>(sym_.n));
+    for (index_t s = 0; s < sym_.nsup; ++s) {
+      const NodeInfo& ni = info_[s];
       for (int j = 0; j < ni.nelim; ++j)
         cols.push_back(ScaleColumn{ni.l_off + static_cast<long long>(j) * ni.m + j, ni.d_off + 2LL * j, ni.m - j});
     }
     DeviceBuffer<ScaleColumn> dcols;
-    dcols.upload(cols.data(), cols.size(), st);
-    launch_scale_columns(dcols.get(), static_cast<int>(cols.size()), dL.get(), dDs.get(), st);
-    stream.sync();
+    dcols.upload(cols.data(), cols.size(), st_);
+    launch_scale_columns(dcols.get(), static_cast<int>(cols.size()), dL_.get(), dDs_.get(), st_);
+    ws_->stream.sync();
   }
-  // through page-locked memory kept with the workspace (one copy each, at full bandwidth)
-  const size_t d_count = static_cast<size_t>(d_used), rows_count = static_cast<size_t>(rows_used);
-  ws.host_stage.reserve_discard(d_count + (rows_count + 1) / 2 + 1);
-  double* const hD = ws.host_stage.get();
+  const size_t d_count = static_cast<size_t>(d_used_), rows_count = static_cast<size_t>(rows_used_);
+  ws_->host_stage.reserve_discard(d_count + (rows_count + 1) / 2 + 1);
+  double* const hD = ws_->host_stage.get();
   int* const hRows = reinterpret_cast<int*>(hD + d_count);
-  if (d_used) check_cuda(cudaMemcpyAsync(hD, dDs.get(), d_count * sizeof(double), cudaMemcpyDeviceToHost, st), "copy D");
-  if (rows_used) check_cuda(cudaMemcpyAsync(hRows, dRows.get(), rows_count * sizeof(int), cudaMemcpyDeviceToHost, st), "copy rows");
-  stream.sync();
-  const auto h2b = clock::now();
+  if (d_used_)
+    check_cuda(cudaMemcpyAsync(hD, dDs_.get(), d_count * sizeof(double), cudaMemcpyDeviceToHost, st_), "copy D");
+  if (rows_used_)
+    check_cuda(cudaMemcpyAsync(hRows, dRows_.get(), rows_count * sizeof(int), cudaMemcpyDeviceToHost, st_), "copy rows");
+  ws_->stream.sync();
+  t_.downloaded = clock::now();
+}
 
-  out.n = sym.n;
-  // the host tables (in the memory of destroyed factors of this analysis, see HostTablePool), filled while the
-  // device forms D, D^-1 and the presolve inverse below
-  GpuFactorCounts counts;
-  double t_tables = 0.0;
+// The factors stay on the device, with the plan of the GPU solve; the host tables (in the memory of destroyed
+// factors of this analysis, see HostTablePool) are filled while the device forms D, D^-1 and the presolve inverse.
+void GpuFactorization::device_factors(NumericFactors& out, Inform& inform) {
+  const size_t d_count = static_cast<size_t>(d_used_), rows_count = static_cast<size_t>(rows_used_);
+  const double* const hD = ws_->host_stage.get();
+  const int* const hRows = reinterpret_cast<const int*>(hD + d_count);
+  out.n = sym_.n;
   auto host_tables = [&] {
     const auto t0 = clock::now();
     std::shared_ptr<HostTablePool> pool;
     {
-      std::lock_guard<std::mutex> lock(sym.gpu_cache->mutex);
-      if (!sym.gpu_cache->table_pool) sym.gpu_cache->table_pool = std::make_shared<HostTablePool>();
-      pool = std::static_pointer_cast<HostTablePool>(sym.gpu_cache->table_pool);
+      std::lock_guard<std::mutex> lock(sym_.gpu_cache->mutex);
+      if (!sym_.gpu_cache->table_pool) sym_.gpu_cache->table_pool = std::make_shared<HostTablePool>();
+      pool = std::static_pointer_cast<HostTablePool>(sym_.gpu_cache->table_pool);
     }
     if (out.nodes.empty() && out.rows.empty() && out.pivot_var.empty() && out.d.empty() && out.dinv.empty())
       pool->take(out);
     out.table_pool = std::move(pool);
-    out.pivot_var.resize(sym.n);
-    counts = fill_host_tables(sym.n, info, hRows, hD, posdef, out);
-    t_tables = secs(t0, clock::now());
+    out.pivot_var.resize(sym_.n);
+    counts_ = fill_host_tables(sym_.n, info_, hRows, hD, posdef_, out);
+    t_host_tables_ = secs(t0, clock::now());
   };
-
-  // ---- the factors stay on the device, with the plan of the GPU solve
-  const auto h3 = clock::now();
-  SolvePlanTimes plan_times;
-  {
-    Vector<DeviceNodeInfo> dinfo(static_cast<size_t>(sym.nsup));
-    for (index_t s = 0; s < sym.nsup; ++s) {
-      dinfo[s].m = info[s].m;
-      dinfo[s].ne = info[s].nelim;
-      dinfo[s].l_off = info[s].l_off;
-      dinfo[s].rows_off = info[s].rows_off;
-      dinfo[s].d_off = info[s].d_off;
-    }
-    std::shared_ptr<DeviceDiag> diag;
-    out.device = build_device_factors(sym, dinfo, hRows, rows_count, dL, static_cast<size_t>(l_used), dRows, posdef,
-                                      options.presolve, scale ? dscale.get() : nullptr, dDs.get(), &diag, st,
-                                      &plan_times, gs->blocks, host_tables);
-    if (counts.eliminated != sym.n)
-      throw Error(flag::unknown, "internal error: the GPU factorization did not eliminate every column");
-    out.device_diag = std::move(diag);
-    out.host_l = std::make_shared<HostCopyOfL>();
-    out.mode = mode;
-    inform.time_gpu_presolve = plan_times.presolve;
+  Vector<DeviceNodeInfo> dinfo(static_cast<size_t>(sym_.nsup));
+  for (index_t s = 0; s < sym_.nsup; ++s) {
+    dinfo[s].m = info_[s].m;
+    dinfo[s].ne = info_[s].nelim;
+    dinfo[s].l_off = info_[s].l_off;
+    dinfo[s].rows_off = info_[s].rows_off;
+    dinfo[s].d_off = info_[s].d_off;
   }
-  if (options.print_level > 0)
+  std::shared_ptr<DeviceDiag> diag;
+  out.device = build_device_factors(sym_, dinfo, hRows, rows_count, dL_, static_cast<size_t>(l_used_), dRows_,
+                                    posdef_, options_.presolve, scale_ ? ws_->scale.get() : nullptr, dDs_.get(), &diag,
+                                    st_, &plan_times_, gs_->blocks, host_tables);
+  if (counts_.eliminated != sym_.n)
+    throw Error(flag::unknown, "internal error: the GPU factorization did not eliminate every column");
+  out.device_diag = std::move(diag);
+  out.host_l = std::make_shared<HostCopyOfL>();
+  out.mode = mode_;
+  inform.time_gpu_presolve = plan_times_.presolve;
+  t_.device = clock::now();
+}
+
+void GpuFactorization::report(Inform& inform) const {
+  const LevelTimes& lt = level_times_;
+  if (options_.print_level > 0)
     std::fprintf(stderr, "ssids gpu factor: setup and uploads %.3f ms, small fronts %.3f ms (device %.3f ms; %lld of %d nodes, "
                  "%d launches, %d runs), levels %.3f ms (device: assembly %.3f, dense %.3f, update %.3f, other %.3f ms), D and rows to "
                  "host %.3f ms, solve plan %.3f ms (presolve %.3f ms)\n",
-                 1e3 * secs(h0, h1), 1e3 * secs(h1, h1s), 1e3 * t_small_device, small_nodes, static_cast<int>(sym.nsup), small_launches,
-                 small_runs, 1e3 * secs(h1s, h2), 1e3 * t_assembly, 1e3 * t_dense, 1e3 * t_update, 1e3 * t_other,
-                 1e3 * secs(h2, h3), 1e3 * secs(h3, clock::now()), 1e3 * inform.time_gpu_presolve);
-  if (options.print_level >= 2) {
+                 1e3 * secs(t_.start, t_.reserved), 1e3 * secs(t_.reserved, t_.small), 1e3 * t_small_device_,
+                 small_nodes_, static_cast<int>(sym_.nsup), small_launches_, small_runs_,
+                 1e3 * secs(t_.small, t_.levels), 1e3 * lt.assembly, 1e3 * lt.dense, 1e3 * lt.update, 1e3 * lt.other,
+                 1e3 * secs(t_.levels, t_.downloaded), 1e3 * secs(t_.downloaded, t_.device), 1e3 * inform.time_gpu_presolve);
+  if (options_.print_level >= 2) {
     std::fprintf(stderr, "ssids gpu factor: %lld window steps; device factor_window %.3f ms, apply_window %.3f ms, "
-                 "commit_window %.3f ms\n", n_steps, 1e3 * t_win, 1e3 * t_apply, 1e3 * t_commit);
+                 "commit_window %.3f ms\n", lt.steps, 1e3 * lt.window, 1e3 * lt.apply, 1e3 * lt.commit);
     std::fprintf(stderr, "ssids gpu factor: setup: wait for the CUDA context %.3f ms, analysis tables %.3f ms, workspace "
                  "%.3f ms, values upload %.3f ms, side streams and cuBLAS %.3f ms, plans %.3f ms, memory check %.3f ms, "
-                 "reservations %.3f ms\n", 1e3 * secs(h0, h0_warm), 1e3 * secs(h0_warm, h0_tables),
-                 1e3 * secs(h0_tables, h0_lease), 1e3 * secs(h0_lease, h0_values), 1e3 * secs(h0_values, h0_blas),
-                 1e3 * secs(h0_blas, h0_plans), 1e3 * secs(h0_plans, h0_memcheck), 1e3 * secs(h0_memcheck, h1));
+                 "reservations %.3f ms\n", 1e3 * secs(t_.start, t_.warm), 1e3 * secs(t_.warm, t_.tables),
+                 1e3 * secs(t_.tables, t_.lease), 1e3 * secs(t_.lease, t_.values), 1e3 * secs(t_.values, t_.blas),
+                 1e3 * secs(t_.blas, t_.plans), 1e3 * secs(t_.plans, t_.memcheck), 1e3 * secs(t_.memcheck, t_.reserved));
     std::fprintf(stderr, "ssids gpu factor: D and rows: copies %.3f ms; solve plan%s: gather map %.3f ms, tasks %.3f ms, "
-                 "uploads, D and D^-1 %.3f ms; host tables %.3f ms (while the device forms D)\n", 1e3 * secs(h2, h2b),
-                 plan_times.reused ? " (the previous factorization's)" : "", 1e3 * plan_times.gather,
-                 1e3 * plan_times.tasks, 1e3 * plan_times.upload, 1e3 * t_tables);
+                 "uploads, D and D^-1 %.3f ms; host tables %.3f ms (while the device forms D)\n",
+                 1e3 * secs(t_.levels, t_.downloaded), plan_times_.reused ? " (the previous factorization's)" : "",
+                 1e3 * plan_times_.gather, 1e3 * plan_times_.tasks, 1e3 * plan_times_.upload, 1e3 * t_host_tables_);
   }
-  inform.time_gpu_assembly = t_assembly;
-  inform.time_gpu_dense = t_dense;
-  inform.time_gpu_update = t_update;
-  inform.time_gpu_other = t_other;
-  inform.num_delay = counts.num_delay;
-  inform.maxfront = counts.maxfront;
-  inform.num_factor = counts.num_factor;
-  inform.num_flops = counts.num_flops;
-  if (posdef) {
+  inform.time_gpu_assembly = lt.assembly;
+  inform.time_gpu_dense = lt.dense;
+  inform.time_gpu_update = lt.update;
+  inform.time_gpu_other = lt.other;
+  inform.num_delay = counts_.num_delay;
+  inform.maxfront = counts_.maxfront;
+  inform.num_factor = counts_.num_factor;
+  inform.num_flops = counts_.num_flops;
+  if (posdef_) {
     inform.num_neg = 0;
-    inform.num_pos = sym.n;
+    inform.num_pos = sym_.n;
     inform.num_zero = 0;
     inform.num_two = 0;
   } else {
-    inform.num_neg = counts.num_neg;
-    inform.num_pos = counts.num_pos;
-    inform.num_zero = counts.num_zero;
-    inform.num_two = counts.num_two;
+    inform.num_neg = counts_.num_neg;
+    inform.num_pos = counts_.num_pos;
+    inform.num_zero = counts_.num_zero;
+    inform.num_two = counts_.num_two;
   }
-  inform.matrix_rank = sym.n - inform.num_zero;
+  inform.matrix_rank = sym_.n - inform.num_zero;
+}
+
+}  // namespace
+
+void factor_multifrontal_gpu(const Symbolic& sym, const double* val, const double* scale, Mode mode,
+                             const Options& options, NumericFactors& out, Inform& inform, bool check_values,
+                             bool val_on_device) {
+  GpuFactorization f(sym, scale, mode, options);
+  f.upload_values(val, val_on_device, check_values);
+  f.reserve();
+  f.small_phase();
+  f.level_loop();
+  f.download();
+  f.device_factors(out, inform);
+  f.report(inform);
 }
 
 }  // namespace detail
