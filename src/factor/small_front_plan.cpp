@@ -31,6 +31,14 @@ long long front_steps(const Symbolic& sym, const SmallFrontPlan& pl, index_t s) 
   return sym.ncol(s) + (pl.slots[s].m_cap - sym.nrow(s)) + 8;
 }
 
+/// The tree estimate's count of a front's chain: its fully summed columns with the delays it is expected to
+/// receive (those learned from earlier factorizations, at most its room for them; none before any were seen),
+/// plus the same fixed part. The room itself is an upper bound: counted as pivots, it made fronts that receive
+/// no delay look up to twice as long, which hid the tree's gain on matrices without delays (bench/NOTES.md).
+long long expected_steps(const Symbolic& sym, const SmallFrontPlan& pl, const SmallFrontNeeds& needs, index_t s) {
+  return sym.ncol(s) + std::min(pl.slots[s].m_cap - sym.nrow(s), need(needs.delays_in, s)) + 8;
+}
+
 /// The order of the small nodes' launches (pl.nodes, launch_ptr, launch_of; work_off and work_size when the fronts
 /// in the work area move). Every node comes after its children, in one of two groupings:
 /// - by depth: the analysis' levels, deepest first (a node and its parent in consecutive launches);
@@ -114,11 +122,13 @@ constexpr long long launch_steps = 12;
 /// every front in shared memory (no work-area slot) run in launch 0, where each front starts as soon as its
 /// children have ended; the other small nodes keep their grouped launches, in order, after it. Taken when
 /// `grouping` asks for it or the estimate favours it. The estimate of launch 0: the blocks run the ready fronts,
-/// those with the longest chain above them first, `blocks` at a time (each front's steps as in front_steps); a
-/// grouped launch costs launch_steps and its largest front's steps, or its fronts' steps over two blocks per
-/// multiprocessor when that is more. On problems with thousands of tiny fronts it errs towards the grouping
-/// (bench/NOTES.md: a front's fixed part is shorter there than the 8 steps counted).
-void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping grouping, int blocks) {
+/// those with the longest chain above them first, `blocks` at a time (each front's steps as in expected_steps);
+/// a grouped launch costs launch_steps and its largest front's steps, or its fronts' steps over two blocks per
+/// multiprocessor when that is more (both sides in expected_steps' units). Where the lower part has thousands of
+/// fronts, so that the schedule is bound by throughput rather than by its longest chain, it errs towards the
+/// grouping: the grouped launches' many small blocks per multiprocessor are counted as two (bench/NOTES.md).
+void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, const SmallFrontNeeds& needs, LaunchGrouping grouping,
+                 int blocks) {
   const index_t nsup = sym.nsup;
   if (pl.nodes.empty() || grouping == LaunchGrouping::by_depth || grouping == LaunchGrouping::by_height) return;
   if (grouping == LaunchGrouping::estimated && blocks <= 0) return;
@@ -142,7 +152,7 @@ void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping groupin
     const int s = pl.nodes[k];
     if (!lower[s]) continue;
     const int par = tree_parent_of(s);
-    chain[s] = front_steps(sym, pl, s) + (par >= 0 ? chain[par] : 0);
+    chain[s] = expected_steps(sym, pl, needs, s) + (par >= 0 ? chain[par] : 0);
   }
   Vector<int> leaves, pending(nsup, 0);
   for (const int s : pl.nodes) {
@@ -159,7 +169,7 @@ void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping groupin
       sum_all(static_cast<size_t>(nl), 0);
   for (const int s : pl.nodes) {
     const int L = pl.launch_of[s];
-    const long long steps = front_steps(sym, pl, s);
+    const long long steps = expected_steps(sym, pl, needs, s);
     most_all[L] = std::max(most_all[L], steps);
     sum_all[L] += steps;
     if (lower[s]) continue;
@@ -187,7 +197,7 @@ void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping groupin
     int idle = blocks;
     while (!ready.empty() || !running.empty()) {
       for (; idle > 0 && !ready.empty(); --idle) {
-        running.push({now + front_steps(sym, pl, ready.top().second), ready.top().second});
+        running.push({now + expected_steps(sym, pl, needs, ready.top().second), ready.top().second});
         ready.pop();
       }
       const Item done = running.top();
@@ -283,7 +293,7 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
     pl.work_size = std::max(pl.work_size, used);
   }
   choose_launches(sym, pl, grouping);
-  choose_tree(sym, pl, grouping, multiprocessors);
+  choose_tree(sym, pl, needs, grouping, multiprocessors);
   // slots of L, rows and D in node order; contribution blocks: persistent area, then the two parity halves
   const int nl = pl.launches();
   long long persistent = 0, half[2] = {0, 0};
