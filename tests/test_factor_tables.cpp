@@ -1,13 +1,14 @@
 // test_factor_tables.cpp — the host tables of a GPU factorization (factor/factor_tables.hpp: OpenMP over nodes)
 // against a plain sequential construction on random node outcomes: row lists, pivot order, D and D^{-1}
 // (1x1, 2x2 and zero pivots), and the counts, with the inertia of each 2x2 block from its eigenvalues. Host
-// code: it runs in every build.
+// code: it runs in every build. Also parallel_copy, the host side of the GPU values upload.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "common/parallel_copy.hpp"
 #include "factor/factor_tables.hpp"
 
 namespace {
@@ -148,4 +149,28 @@ TEST_CASE("GPU factor host tables: more pivots than variables is reported, nothi
   const auto c = ssids::detail::fill_host_tables(o.n - 1, o.info, o.rows.data(), o.d.data(), false, out);
   CHECK(c.eliminated == o.n);
   CHECK(out.rows.empty());
+}
+
+// parallel_copy (common/parallel_copy.hpp): the host side of the GPU factorization's values upload, which copies
+// large host values into pinned chunks with several threads.
+TEST_CASE("parallel_copy: every element once, for sizes around the pieces and any team size") {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(1000), std::size_t(32768),
+                        std::size_t(32769), std::size_t(262143), std::size_t(300001)}) {
+    std::vector<double> src(n), dst(n + 2, -1.0);
+    for (std::size_t i = 0; i < n; ++i) src[i] = static_cast<double>(i) + 0.5;
+    for (int threads : {-1, 0, 1, 2, 3, 16}) {
+      for (std::size_t min_piece : {std::size_t(1), std::size_t(1000), std::size_t(1) << 15}) {
+        CAPTURE(n);
+        CAPTURE(threads);
+        CAPTURE(min_piece);
+        std::fill(dst.begin(), dst.end(), -1.0);
+        ssids::detail::parallel_copy(dst.data() + 1, src.data(), n, threads, min_piece);
+        CHECK(dst.front() == -1.0);  // nothing written outside [1, n + 1)
+        CHECK(dst.back() == -1.0);
+        bool same = true;
+        for (std::size_t i = 0; i < n; ++i) same = same && dst[i + 1] == src[i];
+        CHECK(same);
+      }
+    }
+  }
 }

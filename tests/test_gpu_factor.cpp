@@ -290,6 +290,50 @@ TEST_SUITE("gpu") {
     cudaFreeHost(staged);
     cudaFree(dval);
   }
+
+  TEST_CASE("GPU: host values and scaling of several megabytes (pinned chunks) give the factors of the same values in device memory - bitwise") {
+    if (!need_gpu()) return;
+    // 870 k values (6.6 MiB, four chunks: a chunk is refilled) and, with a computed scaling, 280 k scale factors
+    // (2.1 MiB): both uploads go through the pinned chunks
+    auto a = ssids::load_symmetric("gen:kkt-qp:180000:100000");
+    REQUIRE(a.val.size() > (size_t(1) << 19));
+    REQUIRE(a.n >= (1 << 18));
+    Options o = gpu_options();
+    Inform inf;
+    auto an = analyse(a.view(), o, inf);
+    double* dval = nullptr;
+    const size_t bytes = a.val.size() * sizeof(double);
+    REQUIRE(cudaMalloc(&dval, bytes) == cudaSuccess);
+    // twice, with other values the second time: nothing of the first upload is left in the chunks
+    for (Scaling sc : {Scaling::none, Scaling::matching}) {
+      for (double factor_of : {1.0, -3.0}) {
+        CAPTURE(static_cast<int>(sc));
+        CAPTURE(factor_of);
+        o.scaling = sc;
+        std::vector<double> v(a.val.begin(), a.val.end());
+        if (factor_of != 1.0)
+          for (size_t k = 0; k < v.size(); k += 7) v[k] *= factor_of;
+        REQUIRE(cudaMemcpy(dval, v.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+        Inform ih, id;
+        auto fh = factor(an, v.data(), Mode::indefinite, o, ih);
+        auto fd = factor(an, dval, Mode::indefinite, o, id);
+        CHECK(fh.backend() == Backend::gpu);
+        CHECK(ssids_test::hash_factors(fh) == ssids_test::hash_factors(fd));
+        CHECK(ih.num_neg == id.num_neg);
+        CHECK(ih.num_neg + ih.num_pos + ih.num_zero == a.n);
+      }
+    }
+    // a NaN in the last chunk: found and named as for any other input
+    std::vector<double> bad(a.val.begin(), a.val.end());
+    bad[bad.size() - 5] = std::nan("");
+    try {
+      factor(an, bad.data(), Mode::indefinite, o, inf);
+      FAIL("a NaN in the values was not reported");
+    } catch (const Error& e) {
+      CHECK(e.code() == flag::nan_inf);
+    }
+    cudaFree(dval);
+  }
 #endif
 
   TEST_CASE("GPU: two factorizations are bitwise identical") {

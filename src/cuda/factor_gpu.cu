@@ -27,6 +27,7 @@
 #include <string>
 
 #include "common/gpu_warmup.hpp"
+#include "common/parallel_copy.hpp"
 #include "cuda/cublas_loader.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_factors.cuh"
@@ -66,6 +67,8 @@ struct FactorWorkspace {
   DeviceBuffer<SmallResult> small_res;
   DeviceBuffer<int> small_pending;  // the one-launch small phase's children left per node (counted down)
   PinnedBuffer<double> host_stage;  // D and the row lists on their way back to the host
+  PinnedBuffer<double> value_stage;  // large host arrays on their way to the device: two chunks (upload_host)
+  std::unique_ptr<Event> value_moved[2];  // each chunk's copy to the device
   DeviceBuffer<int> nonfinite;      // the values check's flag (check_values)
   PinnedBuffer<int> nonfinite_host;
   /// The level loop's buffers were preallocated for these sizes (level_plan, L guess, small-front bytes): a
@@ -368,6 +371,10 @@ using clock = std::chrono::steady_clock;
 
 double secs(clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
+/// Host arrays of at least this many doubles (2 MiB) are uploaded through two pinned chunks of this size
+/// (GpuFactorization::upload_host); smaller ones take the driver's path for pageable memory.
+constexpr size_t value_chunk = size_t(1) << 18;
+
 /// One GPU factorization, stage by stage; factor_multifrontal_gpu runs the stages in this order:
 ///   constructor     the CUDA context (the warm-up thread's), the analysis' device tables, a workspace
 ///   upload_values   the values (from host or device memory) with their check, and the scaling
@@ -403,6 +410,7 @@ class GpuFactorization {
   }
 
   void upload_values(const double* val, bool val_on_device, bool check_values);
+  void upload_host(DeviceBuffer<double>& dst, const double* src, size_t n);
   void reserve();
   void small_phase();
   void level_loop();
@@ -458,7 +466,7 @@ void GpuFactorization::upload_values(const double* val, bool val_on_device, bool
                                  st_),
                  "copy of the values on the device");
   } else {
-    dval.upload(val, static_cast<size_t>(sym_.nnz_in), st_);
+    upload_host(dval, val, static_cast<size_t>(sym_.nnz_in));
   }
   if (check_values) {  // one pass on the device; only if it finds one, the host search that names the entry
     ws_->nonfinite.reserve_discard(1);
@@ -475,8 +483,34 @@ void GpuFactorization::upload_values(const double* val, bool val_on_device, bool
       throw_first_nonfinite(sym_, host.data());
     }
   }
-  if (scale_) ws_->scale.upload(scale_, static_cast<size_t>(sym_.n), st_);
+  if (scale_) upload_host(ws_->scale, scale_, static_cast<size_t>(sym_.n));
   t_.values = clock::now();
+}
+
+// Host arrays of megabytes (the values, the scaling) go through two pinned chunks: the threads copy chunk k
+// into one (parallel_copy) while the copy engine moves chunk k-1 out of the other. The driver's own path for
+// pageable memory copies on one thread and returns only when its copy has ended. A chunk is refilled only after
+// its last copy to the device has ended (its event; one never recorded has ended). Smaller arrays take the
+// driver's path.
+void GpuFactorization::upload_host(DeviceBuffer<double>& dst, const double* src, size_t n) {
+  if (n < value_chunk) {
+    dst.upload(src, n, st_);
+    return;
+  }
+  dst.reserve_discard(n);
+  ws_->value_stage.reserve_discard(2 * value_chunk);
+  for (auto& e : ws_->value_moved)
+    if (!e) e = std::make_unique<Event>();
+  for (size_t off = 0, k = 0; off < n; off += value_chunk, ++k) {
+    const size_t len = std::min(value_chunk, n - off);
+    double* const chunk = ws_->value_stage.get() + (k & 1) * value_chunk;
+    Event& moved = *ws_->value_moved[k & 1];
+    check_cuda(cudaEventSynchronize(moved.get()), "cudaEventSynchronize (upload)");
+    parallel_copy(chunk, src + off, len, options_.num_threads);
+    check_cuda(cudaMemcpyAsync(dst.get() + off, chunk, len * sizeof(double), cudaMemcpyHostToDevice, st_),
+               "cudaMemcpyAsync H2D (upload)");
+    moved.record(st_);
+  }
 }
 
 void GpuFactorization::reserve() {
