@@ -410,6 +410,8 @@ TEST_SUITE("gpu") {
     cases.push_back({"laplace2d:20 posdef", load_symmetric("gen:laplace2d:20"), Mode::posdef});
     cases.push_back({"laplace3d:16 (fronts in the work area, most split)", load_symmetric("gen:laplace3d:16"), Mode::indefinite});
     cases.push_back({"laplace3d:16 posdef (split fronts)", load_symmetric("gen:laplace3d:16"), Mode::posdef});
+    // the device plans the whole small phase as one tree here (fronts in the work area in it); the twin groups it
+    cases.push_back({"laplace3d:14 (one tree launch with fronts in the work area)", load_symmetric("gen:laplace3d:14"), Mode::indefinite});
     int compared_work_area = 0;  // fronts above small_front_max_rows rows
     for (const Case& c : cases) {
       INFO(c.what);
@@ -454,7 +456,8 @@ TEST_SUITE("gpu") {
     // fronts handed from block to block inside one launch (small_tree_kernel): a missing fence or count would
     // show as a factorization that differs from the others now and then
     if (!need_gpu()) return;
-    for (const char* spec : {"gen:kkt-qp:2000:1000", "gen:laplace2d:60"}) {
+    // laplace3d:14: fronts in the work area too, each with a slot of its own in the launch
+    for (const char* spec : {"gen:kkt-qp:2000:1000", "gen:laplace2d:60", "gen:laplace3d:14"}) {
       INFO(spec);
       SymmetricMatrix a = load_symmetric(spec);
       Options o = gpu_options();
@@ -467,6 +470,12 @@ TEST_SUITE("gpu") {
       const auto pl = ssids::detail::gpu::plan_small_fronts(sym, false, o.cpu_block_size, {},
                                                             ssids::detail::gpu::LaunchGrouping::estimated, sms);
       CHECK(pl.tree);  // what the driver plans too (it may learn delays and plan again)
+      if (std::string(spec) == "gen:laplace3d:14") {
+        CHECK(pl.launches() == 1);
+        bool in_work_area = false;
+        for (const int s : pl.nodes) in_work_area = in_work_area || pl.slots[s].work_off >= 0;
+        CHECK(in_work_area);
+      }
       Inform fi;
       Factors first = factor(an, a.val.data(), Mode::indefinite, o, fi);
       const auto h = ssids_test::hash_factors(first);

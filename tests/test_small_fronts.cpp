@@ -96,7 +96,7 @@ namespace {
 /// Checks the small-front plan of `spec`'s analysis; returns its work area (doubles).
 long long check_plan(const std::string& spec, bool* by_height = nullptr,
                      ssids::detail::gpu::LaunchGrouping grouping = ssids::detail::gpu::LaunchGrouping::estimated,
-                     bool* tree = nullptr) {
+                     bool* tree = nullptr, int* launches = nullptr) {
   INFO(spec);
   ssids::SymmetricMatrix a = ssids::load_symmetric(spec);
   ssids::Options o;
@@ -113,7 +113,7 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr,
     CHECK((sl.work_off < 0) == (sl.m_cap <= small_front_max_rows));  // above it: in the work area
     if (sl.work_off >= 0) {
       CHECK(sl.work_off + (ssids::detail::small::small_front_bytes(sl.m_cap) + 7) / 8 <= pl.work_size);
-      CHECK(pl.work_size * 8 <= ssids::detail::gpu::medium_level_work_bytes);
+      CHECK(pl.work_size * 8 <= std::max(ssids::detail::gpu::medium_level_work_bytes, ssids::detail::gpu::tree_work_bytes));
     }
     CHECK(sl.m_cap >= sym.nrow(s));
     for (int q = sym.child_ptr[s]; q < sym.child_ptr[s + 1]; ++q) CHECK(pl.small[sym.child_list[q]]);
@@ -143,7 +143,7 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr,
       else CHECK(launch_of[sym.child_list[q]] < launch_of[s]);
     }
   }
-  if (pl.tree) {  // launch 0 from the leaves: children counts, parents, every front in shared memory
+  if (pl.tree) {  // launch 0 from the leaves: children counts, parents; fronts in the work area only if it is all
     std::vector<int> leaves;
     for (int s = 0; s < sym.nsup; ++s) {
       if (!pl.small[s]) continue;
@@ -156,11 +156,14 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr,
         if (up_small) CHECK(launch_of[par] != 0);
         continue;
       }
-      CHECK(pl.slots[s].work_off < 0);
+      if (pl.launches() > 1) CHECK(pl.slots[s].work_off < 0);
       CHECK(pl.tree_pending[s] == sym.child_ptr[s + 1] - sym.child_ptr[s]);
       CHECK(pl.tree_parent[s] == (up_small && launch_of[par] == 0 ? par : -1));
       if (pl.tree_pending[s] == 0) leaves.push_back(s);
     }
+    bool with_work = false;
+    for (int s = 0; s < sym.nsup; ++s) with_work = with_work || (pl.small[s] && launch_of[s] == 0 && pl.slots[s].work_off >= 0);
+    CHECK(pl.tree_with_work == with_work);
     std::vector<int> listed(pl.tree_leaves.begin(), pl.tree_leaves.end());
     std::sort(listed.begin(), listed.end());
     CHECK(listed == leaves);
@@ -193,6 +196,7 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr,
                 << std::string(pl.tree ? "tree" : pl.by_height ? "height" : "depth"));
   if (by_height) *by_height = pl.by_height;
   if (tree) *tree = pl.tree;
+  if (launches) *launches = pl.launches();
   return pl.work_size;
 }
 
@@ -201,9 +205,17 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr,
 TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not overlap - each node after its children") {
   CHECK(check_plan("gen:kkt-qp:3000:1500") >= 0);
   CHECK(check_plan("gen:laplace3d:16") > 0);  // fronts above small_front_max_rows: in the work area
-  bool tree_and_launches = false;  // the lower part as one tree, the fronts in the work area in launches after it
-  CHECK(check_plan("gen:laplace3d:16", nullptr, ssids::detail::gpu::LaunchGrouping::tree, &tree_and_launches) > 0);
-  CHECK(tree_and_launches);
+  // the lower part as one tree, the fronts in the work area in launches after it
+  bool tree = false;
+  int launches = 0;
+  CHECK(check_plan("gen:laplace3d:16", nullptr, ssids::detail::gpu::LaunchGrouping::tree_lower, &tree, &launches) > 0);
+  CHECK(tree);
+  CHECK(launches > 1);
+  // the whole phase as one tree, each front in the work area with a slot of its own
+  tree = false;
+  CHECK(check_plan("gen:laplace3d:16", nullptr, ssids::detail::gpu::LaunchGrouping::tree, &tree, &launches) > 0);
+  CHECK(tree);
+  CHECK(launches == 1);
   // both groupings of the launches occur (kkt-qp:400:300 and laplace3d:24 group by height today)
   int heights = 0, depths = 0;
   for (const char* spec : {"gen:kkt-qp:400:300", "gen:stokes:20", "gen:laplace3d:24"}) {
@@ -213,7 +225,7 @@ TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not ove
   }
   CHECK(heights > 0);
   CHECK(depths > 0);
-  bool tree = false;
+  tree = false;
   check_plan("gen:kkt-qp:400:300", nullptr, ssids::detail::gpu::LaunchGrouping::tree, &tree);
   CHECK(tree);
 }
@@ -234,7 +246,7 @@ TEST_CASE("small fronts: a node's factors do not depend on the launch it is grou
   cases.push_back({"random_kkt seed 3 (retries)", ssids_test::random_kkt(120, 80, 0.04, 3), ssids::Mode::indefinite});
   cases.push_back({"stokes:20", ssids::load_symmetric("gen:stokes:20"), ssids::Mode::indefinite});
   using ssids::detail::gpu::LaunchGrouping;
-  int regrouped = 0, in_one_launch = 0;
+  int regrouped = 0, in_one_launch = 0, tree_and_launches = 0;
   for (const Case& c : cases) {
     INFO(std::string(c.what));
     ssids::Options o;
@@ -244,13 +256,19 @@ TEST_CASE("small fronts: a node's factors do not depend on the launch it is grou
     const auto depth = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o, LaunchGrouping::by_depth);
     const auto height = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o, LaunchGrouping::by_height);
     const auto tree = ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o, LaunchGrouping::tree);
+    const auto tree_lower =
+        ssids_test::run_small_phase_twin(sym, c.a.val.data(), nullptr, c.mode, o, LaunchGrouping::tree_lower);
     CHECK(!depth.plan.by_height);
     CHECK(!depth.plan.tree);
     // the same factors, node by node, as grouped by depth
     auto compare = [&](const ssids_test::SmallPhase& other) { return compare_small_phases(sym, depth, other); };
     if (tree.plan.tree) {
-      ++in_one_launch;
+      in_one_launch += tree.plan.launches() == 1;
       CHECK(compare(tree) > 0);
+    }
+    if (tree_lower.plan.tree) {
+      tree_and_launches += tree_lower.plan.launches() > 1;
+      CHECK(compare(tree_lower) > 0);
     }
     if (!height.plan.by_height || depth.plan.launch_of == height.plan.launch_of) continue;  // nothing regrouped
     ++regrouped;
@@ -260,7 +278,8 @@ TEST_CASE("small fronts: a node's factors do not depend on the launch it is grou
     CHECK(compared > 0);
   }
   CHECK(regrouped >= 3);
-  CHECK(in_one_launch >= 2);
+  CHECK(in_one_launch >= 3);
+  CHECK(tree_and_launches >= 1);  // laplace3d:16's fronts in the work area, in launches after the tree
 }
 
 TEST_CASE("small fronts: a node's factors do not depend on the room the plan keeps for delays") {

@@ -576,13 +576,13 @@ void GpuFactorization::launch_small(const SmallDevicePlan& p, SmallFrontArgs& a,
                                     std::vector<std::unique_ptr<Event>>& ev_launch) {
   const SmallFrontPlan& pl = p.host;
   for (int L = 0; L < pl.launches(); ++L) {
-    if (L == 0 && pl.tree) {  // the lower part as one tree; the children left per node start from the plan's
+    if (L == 0 && pl.tree) {  // launch 0 as one tree; the children left per node start from the plan's
       ws_->small_pending.reserve_discard(static_cast<size_t>(sym_.nsup));
       check_cuda(cudaMemcpyAsync(ws_->small_pending.get(), p.tree_pending.get(), sizeof(int) * sym_.nsup,
                                  cudaMemcpyDeviceToDevice, st_), "cudaMemcpyAsync small-front counts");
       a.nodes = p.tree_leaves.get();
       launch_small_tree(a, static_cast<int>(pl.tree_leaves.size()), p.tree_parent.get(), ws_->small_pending.get(),
-                        pl.launch_fast_bytes[0], st_);
+                        pl.launch_fast_bytes[0], pl.tree_with_work, st_);
     } else {
       a.nodes = p.nodes.get() + pl.launch_ptr[L];
       launch_small_fronts(a, pl.launch_ptr[L + 1] - pl.launch_ptr[L], pl.launch_m_cap[L], pl.launch_fast_bytes[L],

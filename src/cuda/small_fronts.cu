@@ -135,11 +135,14 @@ __global__ void __launch_bounds__(MaxThreads) small_fronts_kernel(SmallFrontArgs
   small::factor_small_node(t, a, s, reinterpret_cast<unsigned char*>(smem), work);
 }
 
-/// The plan's tree launch (SmallFrontPlan::tree; launch 0, every front in shared memory): block b starts at the
-/// leaf a.nodes[b]; after each front, the block that counts its parent's last child down goes on with the parent,
-/// so a front starts as soon as its children have ended, whatever their depth. A front's outputs (L, D, rows, its
-/// contribution block, its result) are written by the whole block; every thread's fence before the count, and every
-/// thread's fence after the hand-over, order them before the parent's reads on another multiprocessor.
+/// The plan's tree launch (SmallFrontPlan::tree; launch 0; a front in the work area has a slot of its own there):
+/// block b starts at the leaf a.nodes[b]; after each front, the block that counts its parent's last child down
+/// goes on with the parent, so a front starts as soon as its children have ended, whatever their depth. A front's
+/// outputs (L, D, rows, its contribution block, its result) are written by the whole block; every thread's fence
+/// before the count, and every thread's fence after the hand-over, order them before the parent's reads on
+/// another multiprocessor. WithWork: some front of the launch has a work-area slot; without, the work area's code
+/// is compiled out (fewer registers and instructions on every front's path).
+template <bool WithWork>
 __global__ void __launch_bounds__(512) small_tree_kernel(SmallFrontArgs a, const int* parent, int* pending) {
   extern __shared__ double smem[];
   __shared__ int pick[2 * 3 * 32];
@@ -148,7 +151,9 @@ __global__ void __launch_bounds__(512) small_tree_kernel(SmallFrontArgs a, const
               static_cast<int>(blockDim.x >> 5), static_cast<int>(threadIdx.x & 31), pick, 0, a.prof, clock64()};
   int s = a.nodes[blockIdx.x];
   while (s >= 0) {
-    small::factor_small_node(t, a, s, reinterpret_cast<unsigned char*>(smem), nullptr);
+    const long long work_off = WithWork ? a.slots[s].work_off : -1;
+    unsigned char* work = work_off >= 0 ? reinterpret_cast<unsigned char*>(a.work + work_off) : nullptr;
+    small::factor_small_node(t, a, s, reinterpret_cast<unsigned char*>(smem), work);
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -197,7 +202,9 @@ void allow_small_front_bytes() {
                "cudaFuncSetAttribute (small fronts)");
     check_cuda(cudaFuncSetAttribute(small_fronts_kernel<512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
                "cudaFuncSetAttribute (small fronts)");
-    check_cuda(cudaFuncSetAttribute(small_tree_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+    check_cuda(cudaFuncSetAttribute(small_tree_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+               "cudaFuncSetAttribute (small fronts)");
+    check_cuda(cudaFuncSetAttribute(small_tree_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
                "cudaFuncSetAttribute (small fronts)");
     return true;
   }();
@@ -208,10 +215,11 @@ void allow_small_front_bytes() {
 int small_front_multiprocessors() { return multiprocessors(); }
 
 void launch_small_tree(const SmallFrontArgs& a, int nleaves, const int* parent, int* pending, long long fast_bytes,
-                       cudaStream_t s) {
+                       bool with_work, cudaStream_t s) {
   if (nleaves == 0) return;
   allow_small_front_bytes();
-  small_tree_kernel<<<nleaves, 512, static_cast<size_t>(fast_bytes), s>>>(a, parent, pending);
+  if (with_work) small_tree_kernel<true><<<nleaves, 512, static_cast<size_t>(fast_bytes), s>>>(a, parent, pending);
+  else small_tree_kernel<false><<<nleaves, 512, static_cast<size_t>(fast_bytes), s>>>(a, parent, pending);
   check_launch("small_tree_kernel");
 }
 

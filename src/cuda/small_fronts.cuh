@@ -19,9 +19,10 @@ void launch_small_fronts(const SmallFrontArgs& a, int nblocks, int m_cap, long l
 
 /// The plan's tree launch (SmallFrontPlan::tree, launch 0): a 512-thread block per leaf a.nodes[0 .. nleaves);
 /// parent: SmallFrontPlan::tree_parent; pending: SmallFrontPlan::tree_pending, counted down on the device (reset it
-/// before every launch); fast_bytes: the plan's launch_fast_bytes[0].
+/// before every launch); fast_bytes: the plan's launch_fast_bytes[0]; with_work: some front of the launch has a
+/// work-area slot.
 void launch_small_tree(const SmallFrontArgs& a, int nleaves, const int* parent, int* pending, long long fast_bytes,
-                       cudaStream_t s);
+                       bool with_work, cudaStream_t s);
 
 /// Multiprocessors of the current device (0 if it cannot be queried).
 int small_front_multiprocessors();

@@ -118,121 +118,184 @@ void choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping gro
 /// (10-16 us per launch against 0.6-1.2 us per step on the small matrices' fronts, H100).
 constexpr long long launch_steps = 12;
 
-/// The lower part of the small phase in one launch (SmallFrontPlan::tree): the small nodes whose subtrees keep
-/// every front in shared memory (no work-area slot) run in launch 0, where each front starts as soon as its
-/// children have ended; the other small nodes keep their grouped launches, in order, after it. Taken when
-/// `grouping` asks for it or the estimate favours it. The estimate of launch 0: the blocks run the ready fronts,
-/// those with the longest chain above them first, `blocks` at a time (each front's steps as in expected_steps);
-/// a grouped launch costs launch_steps and its largest front's steps, or its fronts' steps over two blocks per
-/// multiprocessor when that is more (both sides in expected_steps' units). Where the lower part has thousands of
-/// fronts, so that the schedule is bound by throughput rather than by its longest chain, it errs towards the
-/// grouping: the grouped launches' many small blocks per multiprocessor are counted as two (bench/NOTES.md).
-void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, const SmallFrontNeeds& needs, LaunchGrouping grouping,
-                 int blocks) {
+/// The whole small phase as the tree launch is taken when its estimate is at most 4/5 of the other plans': the
+/// estimate overstates what the tree saves on fronts in the work area (bench/NOTES.md, session 25: predicted 0.74
+/// of the grouped launches on sqd_cvxqp1_m_2x2_it10, measured 0.99; 0.84-0.97 predicted and 1.05-1.12 measured on
+/// bcsstk13, tuma2 and t2dal; 0.51-0.91 measured where it was predicted 0.60-0.77).
+constexpr long long whole_margin_num = 4, whole_margin_den = 5;
+
+/// A candidate launch 0 for choose_tree: its nodes, their order and tree links, and the estimate.
+struct TreeLaunch {
+  Vector<unsigned char> in;  ///< by node: in launch 0
+  long long count = 0;
+  Vector<int> leaves, pending, renumber;  ///< as SmallFrontPlan's; renumber: grouped launch -> its number after 0
+  int nupper = 0;
+  long long cost = 0;  ///< estimated: launch 0's list schedule, launch_steps, and the grouped launches after it
+};
+
+/// Launch 0 made of the small nodes `take(s)` accepts whose children are all in it (pl.nodes lists children
+/// first), with the estimate of choose_tree when `schedule`.
+template <class Take>
+TreeLaunch tree_launch(const Symbolic& sym, const SmallFrontPlan& pl, const SmallFrontNeeds& needs, int blocks,
+                       bool schedule, Take take) {
   const index_t nsup = sym.nsup;
-  if (pl.nodes.empty() || grouping == LaunchGrouping::by_depth || grouping == LaunchGrouping::by_height) return;
-  if (grouping == LaunchGrouping::estimated && blocks <= 0) return;
-  // the lower part: nodes without a work-area slot whose children are in it (pl.nodes lists children first)
-  Vector<unsigned char> lower(nsup, 0);
-  long long nlower = 0;
+  TreeLaunch t;
+  t.in.assign(nsup, 0);
   for (const int s : pl.nodes) {
-    bool in = pl.slots[s].work_off < 0;
-    for (index_t q = sym.child_ptr[s]; q < sym.child_ptr[s + 1] && in; ++q) in = lower[sym.child_list[q]];
-    lower[s] = in;
-    nlower += in;
+    bool in = take(s);
+    for (index_t q = sym.child_ptr[s]; q < sym.child_ptr[s + 1] && in; ++q) in = t.in[sym.child_list[q]];
+    t.in[s] = in;
+    t.count += in;
   }
-  if (nlower == 0) return;
-  auto tree_parent_of = [&](int s) {
+  if (t.count == 0) return t;
+  auto parent_in = [&](int s) {
     const index_t par = sym.sparent[s];
-    return par >= 0 && pl.small[par] && lower[par] ? static_cast<int>(par) : -1;
+    return par >= 0 && pl.small[par] && t.in[par] ? static_cast<int>(par) : -1;
   };
-  // the longest chain of steps from each lower node up to the top of the lower part
+  // the longest chain of steps from each node up to the top of launch 0
   Vector<long long> chain(nsup, 0);
   for (size_t k = pl.nodes.size(); k-- > 0;) {
     const int s = pl.nodes[k];
-    if (!lower[s]) continue;
-    const int par = tree_parent_of(s);
+    if (!t.in[s]) continue;
+    const int par = parent_in(s);
     chain[s] = expected_steps(sym, pl, needs, s) + (par >= 0 ? chain[par] : 0);
   }
-  Vector<int> leaves, pending(nsup, 0);
+  t.pending.assign(nsup, 0);
   for (const int s : pl.nodes) {
-    if (!lower[s]) continue;
-    pending[s] = sym.child_ptr[s + 1] - sym.child_ptr[s];
-    if (pending[s] == 0) leaves.push_back(s);
+    if (!t.in[s]) continue;
+    t.pending[s] = sym.child_ptr[s + 1] - sym.child_ptr[s];
+    if (t.pending[s] == 0) t.leaves.push_back(s);
   }
-  std::stable_sort(leaves.begin(), leaves.end(), [&](int x, int y) { return chain[x] > chain[y]; });
-  // the grouped launches that keep upper nodes, numbered from 1. A grouped launch lasts as long as its largest
-  // front, or as its fronts' steps over two blocks per multiprocessor when it has more fronts than that
+  std::stable_sort(t.leaves.begin(), t.leaves.end(), [&](int x, int y) { return chain[x] > chain[y]; });
+  // the grouped launches that keep other small nodes, numbered from 1 (see choose_tree for their cost)
   const int nl = pl.launches();
-  Vector<int> renumber(static_cast<size_t>(nl), -1);
-  Vector<long long> most(static_cast<size_t>(nl), -1), sum(static_cast<size_t>(nl), 0), most_all(static_cast<size_t>(nl), 0),
-      sum_all(static_cast<size_t>(nl), 0);
+  t.renumber.assign(static_cast<size_t>(nl), -1);
+  Vector<long long> most(static_cast<size_t>(nl), -1), sum(static_cast<size_t>(nl), 0);
   for (const int s : pl.nodes) {
+    if (t.in[s]) continue;
     const int L = pl.launch_of[s];
     const long long steps = expected_steps(sym, pl, needs, s);
-    most_all[L] = std::max(most_all[L], steps);
-    sum_all[L] += steps;
-    if (lower[s]) continue;
     most[L] = std::max(most[L], steps);
     sum[L] += steps;
   }
   const long long side_by_side = 2LL * std::max(1, blocks);
-  int nupper = 0;
-  long long upper_cost = 0, grouped_cost = 0;
   for (int L = 0; L < nl; ++L) {
-    grouped_cost += std::max(most_all[L], sum_all[L] / side_by_side) + launch_steps;
     if (most[L] < 0) continue;
-    renumber[L] = ++nupper;
-    upper_cost += std::max(most[L], sum[L] / side_by_side) + launch_steps;
+    t.renumber[L] = ++t.nupper;
+    t.cost += std::max(most[L], sum[L] / side_by_side) + launch_steps;
   }
-  if (grouping == LaunchGrouping::estimated) {
-    // list scheduling: a free block takes the ready front with the longest chain; a front is ready when its
-    // last child ends
-    using Item = std::pair<long long, int>;
-    std::priority_queue<Item> ready;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> running;  // (end, node)
-    Vector<int> left(pending);
-    for (const int s : leaves) ready.push({chain[s], s});
-    long long now = 0, end = 0;
-    int idle = blocks;
-    while (!ready.empty() || !running.empty()) {
-      for (; idle > 0 && !ready.empty(); --idle) {
-        running.push({now + expected_steps(sym, pl, needs, ready.top().second), ready.top().second});
-        ready.pop();
-      }
-      const Item done = running.top();
-      running.pop();
-      now = done.first;
-      end = std::max(end, now);
-      ++idle;
-      const int par = tree_parent_of(done.second);
-      if (par >= 0 && --left[par] == 0) ready.push({chain[par], par});
+  if (!schedule) return t;
+  // list scheduling: a free block takes the ready front with the longest chain; a front is ready when its last
+  // child ends
+  using Item = std::pair<long long, int>;
+  std::priority_queue<Item> ready;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> running;  // (end, node)
+  Vector<int> left(t.pending);
+  for (const int s : t.leaves) ready.push({chain[s], s});
+  long long now = 0, end = 0;
+  int idle = blocks;
+  while (!ready.empty() || !running.empty()) {
+    for (; idle > 0 && !ready.empty(); --idle) {
+      running.push({now + expected_steps(sym, pl, needs, ready.top().second), ready.top().second});
+      ready.pop();
     }
-    if (end + launch_steps + upper_cost >= grouped_cost) return;
+    const Item done = running.top();
+    running.pop();
+    now = done.first;
+    end = std::max(end, now);
+    ++idle;
+    const int par = parent_in(done.second);
+    if (par >= 0 && --left[par] == 0) ready.push({chain[par], par});
+  }
+  t.cost += end + launch_steps;
+  return t;
+}
+
+/// Launch 0 as one tree (SmallFrontPlan::tree): each front starts as soon as its children have ended; the small
+/// nodes not in it keep their grouped launches, in order, after it. Two candidates:
+/// - the whole small phase, when every front in the work area can have a slot of its own (any two fronts of one
+///   launch may run at the same time), within tree_work_bytes;
+/// - the lower part: the small nodes whose subtrees keep every front in shared memory.
+/// Taken when `grouping` asks for it (tree: the whole phase where it may be, else the lower part; tree_lower: the
+/// lower part), or by the estimate: the whole phase when it is clearly cheaper than the rest (whole_margin_num / whole_margin_den), else
+/// the lower part when it is cheaper than the grouped launches. The estimate of launch 0: the blocks run the ready
+/// fronts, those with the longest chain above them first, `blocks` at a time (each front's steps as in
+/// expected_steps); a grouped launch costs launch_steps and its largest front's steps, or its fronts' steps over
+/// two blocks per multiprocessor when that is more (both sides in expected_steps' units). Where launch 0 has
+/// thousands of fronts, so that the schedule is bound by throughput rather than by its longest chain, it errs
+/// towards the grouping: the grouped launches' many small blocks per multiprocessor are counted as two
+/// (bench/NOTES.md).
+void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, const SmallFrontNeeds& needs, LaunchGrouping grouping,
+                 int blocks) {
+  const index_t nsup = sym.nsup;
+  if (pl.nodes.empty() || grouping == LaunchGrouping::by_depth || grouping == LaunchGrouping::by_height) return;
+  const bool estimated = grouping == LaunchGrouping::estimated;
+  if (estimated && blocks <= 0) return;
+  const bool lower_only = grouping == LaunchGrouping::tree_lower;
+  long long own_words = 0;  // the work area when each front in it has its own slot
+  for (const int s : pl.nodes)
+    if (pl.slots[s].work_off >= 0) own_words += (small::small_front_bytes(pl.slots[s].m_cap) + 7) / 8;
+  const bool whole_fits = !lower_only && own_words > 0 && own_words * 8 <= tree_work_bytes;
+  TreeLaunch lower = tree_launch(sym, pl, needs, blocks, estimated, [&](int s) { return pl.slots[s].work_off < 0; });
+  TreeLaunch whole;
+  if (whole_fits) whole = tree_launch(sym, pl, needs, blocks, estimated, [](int) { return true; });
+  bool take_whole = whole_fits;
+  if (estimated) {
+    // the grouped launches as planned
+    const int nl = pl.launches();
+    Vector<long long> most(static_cast<size_t>(nl), 0), sum(static_cast<size_t>(nl), 0);
+    for (const int s : pl.nodes) {
+      const int L = pl.launch_of[s];
+      const long long steps = expected_steps(sym, pl, needs, s);
+      most[L] = std::max(most[L], steps);
+      sum[L] += steps;
+    }
+    const long long side_by_side = 2LL * std::max(1, blocks);
+    long long grouped = 0;
+    for (int L = 0; L < nl; ++L) grouped += std::max(most[L], sum[L] / side_by_side) + launch_steps;
+    const bool lower_wins = lower.count > 0 && lower.cost < grouped;
+    const long long best_other = lower_wins ? lower.cost : grouped;
+    take_whole = whole_fits && whole.cost * whole_margin_den <= best_other * whole_margin_num;
+    if (!take_whole && !lower_wins) return;
+  } else if (!take_whole && lower.count == 0) {
+    return;
+  }
+  TreeLaunch& t = take_whole ? whole : lower;
+  if (take_whole) {  // a slot of its own for each front in the work area
+    long long used = 0;
+    for (const int s : pl.nodes)
+      if (pl.slots[s].work_off >= 0) {
+        pl.slots[s].work_off = used;
+        used += (small::small_front_bytes(pl.slots[s].m_cap) + 7) / 8;
+      }
+    pl.work_size = used;
+    pl.tree_with_work = used > 0;
   }
   pl.tree = true;
-  pl.tree_leaves = std::move(leaves);
-  pl.tree_pending = std::move(pending);
+  pl.tree_leaves = std::move(t.leaves);
+  pl.tree_pending = std::move(t.pending);
   pl.tree_parent.assign(nsup, -1);
+  const int nl = pl.launches();
   Vector<int> nodes;
   nodes.reserve(pl.nodes.size());
   for (const int s : pl.nodes)
-    if (lower[s]) {
-      pl.tree_parent[s] = tree_parent_of(s);
+    if (t.in[s]) {
+      const index_t par = sym.sparent[s];
+      pl.tree_parent[s] = par >= 0 && pl.small[par] && t.in[par] ? static_cast<int>(par) : -1;
       pl.launch_of[s] = 0;
       nodes.push_back(s);
     }
-  Vector<int> launch_ptr(static_cast<size_t>(nupper) + 2, 0);
+  Vector<int> launch_ptr(static_cast<size_t>(t.nupper) + 2, 0);
   launch_ptr[1] = static_cast<int>(nodes.size());
   for (int L = 0; L < nl; ++L) {
-    if (renumber[L] < 0) continue;
+    if (t.renumber[L] < 0) continue;
     for (int k = pl.launch_ptr[L]; k < pl.launch_ptr[L + 1]; ++k) {
       const int s = pl.nodes[k];
-      if (lower[s]) continue;
-      pl.launch_of[s] = renumber[L];
+      if (t.in[s]) continue;
+      pl.launch_of[s] = t.renumber[L];
       nodes.push_back(s);
     }
-    launch_ptr[renumber[L] + 1] = static_cast<int>(nodes.size());
+    launch_ptr[t.renumber[L] + 1] = static_cast<int>(nodes.size());
   }
   pl.nodes = std::move(nodes);
   pl.launch_ptr = std::move(launch_ptr);

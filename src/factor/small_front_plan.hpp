@@ -4,11 +4,12 @@
 // A node is small when its front, with the delays its slot allows, has at most medium_front_max_rows rows and all
 // its children are small: the small nodes are whole subtrees at the bottom of the assembly tree. Fronts of at most
 // small_front_max_rows rows are factorized in shared memory; bigger ones have a slot in a global work area
-// (reused by every launch) and keep there the columns after their fully summed ones, or the whole front when
+// (reused by every launch, or of their own in a tree launch) and keep there the columns after their fully summed ones, or the whole front when
 // the fully summed columns do not fit in shared memory. They are factorized in launches, each node after its
 // children, before the level loop takes the other nodes: grouped by depth or by height (whichever the plan
-// estimates faster), and where the estimate favours it, the nodes whose subtrees stay in shared memory first as
-// one tree launch in which each front starts when its children have ended (SmallFrontPlan::tree).
+// estimates faster), and where the estimate favours it, first as one tree launch in which each front starts when
+// its children have ended (SmallFrontPlan::tree): every small node, or the nodes whose subtrees stay in shared
+// memory.
 // Room for delays: a node may pass up dout_cap delayed columns and receive din_cap (both learned upward from
 // what earlier factorizations needed); a node that would need more is deferred, and the factorization retries
 // with a plan that gives it more room, or hands it to the level loop.
@@ -34,6 +35,9 @@ constexpr int medium_level_max_fronts = 64;
 /// Most bytes of global work area the fronts of one level may take (further nodes of the level, and their
 /// ancestors, go to the level loop).
 constexpr long long medium_level_work_bytes = 1LL << 28;
+/// Most bytes of global work area for the tree launch of the whole small phase, where each front in the work area
+/// has a slot of its own (SmallFrontPlan::tree); above it, the tree launch takes only the fronts in shared memory.
+constexpr long long tree_work_bytes = 1LL << 28;
 
 /// What earlier factorizations of the same analysis needed, by node (kept with the analysis' device data).
 struct SmallFrontNeeds {
@@ -49,29 +53,32 @@ struct SmallFrontPlan {
   Vector<int> launch_ptr;       ///< launch i takes nodes[launch_ptr[i] .. launch_ptr[i+1])
   Vector<int> launch_of;        ///< by node: its launch (-1: not small)
   bool by_height = false;       ///< launches grouped by height (else by depth; see choose_launches)
-  /// Launch 0 runs the lower part of the small phase as one tree (choose_tree): the small nodes whose subtrees
-  /// keep every front in shared memory. A block starts at each leaf in tree_leaves; the block that ends a node's
-  /// last child goes on with the node (tree_pending counts its children), up to the top of the lower part. Launch
-  /// 0's nodes are listed children first (the CPU twin runs them in that order); the launches after it are grouped.
+  /// Launch 0 runs the small phase, or its lower part, as one tree (choose_tree): every small node, each front in
+  /// the work area with a slot of its own, or the small nodes whose subtrees keep every front in shared memory. A
+  /// block starts at each leaf in tree_leaves; the block that ends a node's last child goes on with the node
+  /// (tree_pending counts its children), up to the top of launch 0. Launch 0's nodes are listed children first
+  /// (the CPU twin runs them in that order); the launches after it are grouped.
   bool tree = false;
   Vector<int> tree_leaves;   ///< launch 0's nodes without children, longest chain of pivots above them first
   Vector<int> tree_parent;   ///< by node: its parent when both are in launch 0, else -1
   Vector<int> tree_pending;  ///< by node of launch 0: its children (all in launch 0)
+  bool tree_with_work = false;  ///< some node of launch 0 has a work-area slot (the whole phase is the tree)
   Vector<int> launch_m_cap;     ///< the largest m_cap of each launch
   Vector<long long> launch_fast_bytes;  ///< shared memory of each launch's blocks (factor_small_node's `fast`)
   long long l_size = 0, rows_size = 0, d_size = 0, cb_size = 0;  ///< room the slots take
-  long long work_size = 0;      ///< doubles of global work area (the largest level's)
+  long long work_size = 0;      ///< doubles of global work area (the largest launch's)
   long long num_small = 0;
   int ib = 32;                  ///< window width of the pivot search
   int launches() const { return static_cast<int>(launch_ptr.size()) - 1; }
 };
 
-/// How the small nodes are grouped into launches: by the plan's estimate (choose_launches in small_front_plan.cpp),
-/// or by depth or by height regardless of it (tests: a node's results do not depend on its launch). A grouping by
-/// height that breaks the work area's bounds falls back to depth (SmallFrontPlan::by_height tells). tree: the
-/// lower part in one launch in which each front starts when its children have ended (SmallFrontPlan::tree), the
-/// rest grouped as the estimate says, wherever some small front's subtree fits in shared memory.
-enum class LaunchGrouping { estimated, by_depth, by_height, tree };
+/// How the small nodes are grouped into launches: by the plan's estimate (choose_launches and choose_tree in
+/// small_front_plan.cpp), or regardless of it (tests: a node's results do not depend on its launch): by depth, by
+/// height (one that breaks the work area's bounds falls back to depth; SmallFrontPlan::by_height tells), tree (the
+/// whole small phase as one tree launch, SmallFrontPlan::tree, where its work area fits in tree_work_bytes, else
+/// tree_lower), tree_lower (the small nodes whose subtrees stay in shared memory as the tree launch, the rest
+/// grouped as the estimate says).
+enum class LaunchGrouping { estimated, by_depth, by_height, tree, tree_lower };
 
 /// Plans the small fronts of `sym`. posdef: no delays. cpu_block_size: Options::cpu_block_size (the CPU path's
 /// window width is min(32, block size), and the small fronts search like it). needs: may be empty (sized nsup
