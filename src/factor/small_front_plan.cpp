@@ -118,10 +118,10 @@ void choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping gro
 /// (10-16 us per launch against 0.6-1.2 us per step on the small matrices' fronts, H100).
 constexpr long long launch_steps = 12;
 
-/// The whole small phase as the tree launch is taken when its estimate is at most 4/5 of the other plans': the
-/// estimate overstates what the tree saves on fronts in the work area (bench/NOTES.md, session 25: predicted 0.74
-/// of the grouped launches on sqd_cvxqp1_m_2x2_it10, measured 0.99; 0.84-0.97 predicted and 1.05-1.12 measured on
-/// bcsstk13, tuma2 and t2dal; 0.51-0.91 measured where it was predicted 0.60-0.77).
+/// The whole small phase as the tree launch is taken only when its estimate is at most 4/5 of the other plans':
+/// the estimate overstates what the tree saves where the phase has fronts in the work area (bench/NOTES.md, "The
+/// whole small phase as one tree launch": gains measured where the estimate said 0.77 or less, losses at 0.84
+/// and above).
 constexpr long long whole_margin_num = 4, whole_margin_den = 5;
 
 /// A candidate launch 0 for choose_tree: its nodes, their order and tree links, and the estimate.
