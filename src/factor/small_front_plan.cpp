@@ -31,6 +31,9 @@ long long front_steps(const Symbolic& sym, const SmallFrontPlan& pl, index_t s) 
   return sym.ncol(s) + (pl.slots[s].m_cap - sym.nrow(s)) + 8;
 }
 
+/// Doubles of a front's slot in the global work area.
+long long work_words(int m_cap) { return (small::small_front_bytes(m_cap) + 7) / 8; }
+
 /// The tree estimate's count of a front's chain: its fully summed columns with the delays it is expected to
 /// receive (those learned from earlier factorizations, at most its room for them; none before any were seen),
 /// plus the same fixed part. The room itself is an upper bound: counted as pivots, it made fronts that receive
@@ -83,7 +86,7 @@ void choose_launches(const Symbolic& sym, SmallFrontPlan& pl, LaunchGrouping gro
       const index_t s = sym.level_nodes[k];
       if (!pl.small[s] || pl.slots[s].work_off < 0) continue;
       const int h = height[s];
-      const long long words = (small::small_front_bytes(pl.slots[s].m_cap) + 7) / 8;
+      const long long words = work_words(pl.slots[s].m_cap);
       work_off[s] = used[h];
       used[h] += words;
       fits = fits && ++medium[h] <= medium_level_max_fronts && used[h] * 8 <= medium_level_work_bytes;
@@ -124,11 +127,40 @@ constexpr long long launch_steps = 12;
 /// and above).
 constexpr long long whole_margin_num = 4, whole_margin_den = 5;
 
+/// The estimate of the plan's grouped launches over the small nodes not `in` launch 0 (`in` empty: all of them): a
+/// launch costs launch_steps and its largest front's steps, or its fronts' steps over two blocks per
+/// multiprocessor when that is more. renumber (when given, sized to the launches): the launches that keep some
+/// node numbered from 1, the others -1; nkept: how many keep some node.
+long long grouped_cost(const Symbolic& sym, const SmallFrontPlan& pl, const SmallFrontNeeds& needs, int blocks,
+                       const Vector<unsigned char>& in, Vector<int>* renumber = nullptr, int* nkept = nullptr) {
+  const int nl = pl.launches();
+  Vector<long long> most(static_cast<size_t>(nl), -1), sum(static_cast<size_t>(nl), 0);
+  for (const int s : pl.nodes) {
+    if (!in.empty() && in[s]) continue;
+    const int L = pl.launch_of[s];
+    const long long steps = expected_steps(sym, pl, needs, s);
+    most[L] = std::max(most[L], steps);
+    sum[L] += steps;
+  }
+  const long long side_by_side = 2LL * std::max(1, blocks);
+  long long cost = 0;
+  int kept = 0;
+  for (int L = 0; L < nl; ++L) {
+    if (renumber) (*renumber)[L] = most[L] < 0 ? -1 : kept + 1;
+    if (most[L] < 0) continue;
+    ++kept;
+    cost += std::max(most[L], sum[L] / side_by_side) + launch_steps;
+  }
+  if (nkept) *nkept = kept;
+  return cost;
+}
+
 /// A candidate launch 0 for choose_tree: its nodes, their order and tree links, and the estimate.
 struct TreeLaunch {
   Vector<unsigned char> in;  ///< by node: in launch 0
   long long count = 0;
-  Vector<int> leaves, pending, renumber;  ///< as SmallFrontPlan's; renumber: grouped launch -> its number after 0
+  Vector<int> leaves, pending, parent;  ///< as SmallFrontPlan's tree_leaves, tree_pending, tree_parent
+  Vector<int> renumber;  ///< grouped launch -> its number after launch 0 (-1: left without nodes)
   int nupper = 0;
   long long cost = 0;  ///< estimated: launch 0's list schedule, launch_steps, and the grouped launches after it
 };
@@ -148,16 +180,17 @@ TreeLaunch tree_launch(const Symbolic& sym, const SmallFrontPlan& pl, const Smal
     t.count += in;
   }
   if (t.count == 0) return t;
-  auto parent_in = [&](int s) {
+  t.parent.assign(nsup, -1);
+  for (const int s : pl.nodes) {
     const index_t par = sym.sparent[s];
-    return par >= 0 && pl.small[par] && t.in[par] ? static_cast<int>(par) : -1;
-  };
+    if (t.in[s] && par >= 0 && pl.small[par] && t.in[par]) t.parent[s] = static_cast<int>(par);
+  }
   // the longest chain of steps from each node up to the top of launch 0
   Vector<long long> chain(nsup, 0);
   for (size_t k = pl.nodes.size(); k-- > 0;) {
     const int s = pl.nodes[k];
     if (!t.in[s]) continue;
-    const int par = parent_in(s);
+    const int par = t.parent[s];
     chain[s] = expected_steps(sym, pl, needs, s) + (par >= 0 ? chain[par] : 0);
   }
   t.pending.assign(nsup, 0);
@@ -167,23 +200,9 @@ TreeLaunch tree_launch(const Symbolic& sym, const SmallFrontPlan& pl, const Smal
     if (t.pending[s] == 0) t.leaves.push_back(s);
   }
   std::stable_sort(t.leaves.begin(), t.leaves.end(), [&](int x, int y) { return chain[x] > chain[y]; });
-  // the grouped launches that keep other small nodes, numbered from 1 (see choose_tree for their cost)
-  const int nl = pl.launches();
-  t.renumber.assign(static_cast<size_t>(nl), -1);
-  Vector<long long> most(static_cast<size_t>(nl), -1), sum(static_cast<size_t>(nl), 0);
-  for (const int s : pl.nodes) {
-    if (t.in[s]) continue;
-    const int L = pl.launch_of[s];
-    const long long steps = expected_steps(sym, pl, needs, s);
-    most[L] = std::max(most[L], steps);
-    sum[L] += steps;
-  }
-  const long long side_by_side = 2LL * std::max(1, blocks);
-  for (int L = 0; L < nl; ++L) {
-    if (most[L] < 0) continue;
-    t.renumber[L] = ++t.nupper;
-    t.cost += std::max(most[L], sum[L] / side_by_side) + launch_steps;
-  }
+  // the grouped launches that keep other small nodes, numbered from 1
+  t.renumber.assign(static_cast<size_t>(pl.launches()), -1);
+  t.cost = grouped_cost(sym, pl, needs, blocks, t.in, &t.renumber, &t.nupper);
   if (!schedule) return t;
   // list scheduling: a free block takes the ready front with the longest chain; a front is ready when its last
   // child ends
@@ -204,7 +223,7 @@ TreeLaunch tree_launch(const Symbolic& sym, const SmallFrontPlan& pl, const Smal
     now = done.first;
     end = std::max(end, now);
     ++idle;
-    const int par = parent_in(done.second);
+    const int par = t.parent[done.second];
     if (par >= 0 && --left[par] == 0) ready.push({chain[par], par});
   }
   t.cost += end + launch_steps;
@@ -217,42 +236,29 @@ TreeLaunch tree_launch(const Symbolic& sym, const SmallFrontPlan& pl, const Smal
 ///   launch may run at the same time), within tree_work_bytes;
 /// - the lower part: the small nodes whose subtrees keep every front in shared memory.
 /// Taken when `grouping` asks for it (tree: the whole phase where it may be, else the lower part; tree_lower: the
-/// lower part), or by the estimate: the whole phase when it is clearly cheaper than the rest (whole_margin_num / whole_margin_den), else
-/// the lower part when it is cheaper than the grouped launches. The estimate of launch 0: the blocks run the ready
-/// fronts, those with the longest chain above them first, `blocks` at a time (each front's steps as in
-/// expected_steps); a grouped launch costs launch_steps and its largest front's steps, or its fronts' steps over
-/// two blocks per multiprocessor when that is more (both sides in expected_steps' units). Where launch 0 has
+/// lower part), or by the estimate: the whole phase when it is clearly cheaper than the rest (whole_margin_num /
+/// whole_margin_den), else the lower part when it is cheaper than the grouped launches. The estimate of launch 0:
+/// the blocks run the ready fronts, those with the longest chain above them first, `blocks` at a time (each
+/// front's steps as in expected_steps); the grouped launches as in grouped_cost. Where launch 0 has
 /// thousands of fronts, so that the schedule is bound by throughput rather than by its longest chain, it errs
 /// towards the grouping: the grouped launches' many small blocks per multiprocessor are counted as two
 /// (bench/NOTES.md).
 void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, const SmallFrontNeeds& needs, LaunchGrouping grouping,
                  int blocks) {
-  const index_t nsup = sym.nsup;
   if (pl.nodes.empty() || grouping == LaunchGrouping::by_depth || grouping == LaunchGrouping::by_height) return;
   const bool estimated = grouping == LaunchGrouping::estimated;
   if (estimated && blocks <= 0) return;
   const bool lower_only = grouping == LaunchGrouping::tree_lower;
   long long own_words = 0;  // the work area when each front in it has its own slot
   for (const int s : pl.nodes)
-    if (pl.slots[s].work_off >= 0) own_words += (small::small_front_bytes(pl.slots[s].m_cap) + 7) / 8;
+    if (pl.slots[s].work_off >= 0) own_words += work_words(pl.slots[s].m_cap);
   const bool whole_fits = !lower_only && own_words > 0 && own_words * 8 <= tree_work_bytes;
   TreeLaunch lower = tree_launch(sym, pl, needs, blocks, estimated, [&](int s) { return pl.slots[s].work_off < 0; });
   TreeLaunch whole;
   if (whole_fits) whole = tree_launch(sym, pl, needs, blocks, estimated, [](int) { return true; });
   bool take_whole = whole_fits;
   if (estimated) {
-    // the grouped launches as planned
-    const int nl = pl.launches();
-    Vector<long long> most(static_cast<size_t>(nl), 0), sum(static_cast<size_t>(nl), 0);
-    for (const int s : pl.nodes) {
-      const int L = pl.launch_of[s];
-      const long long steps = expected_steps(sym, pl, needs, s);
-      most[L] = std::max(most[L], steps);
-      sum[L] += steps;
-    }
-    const long long side_by_side = 2LL * std::max(1, blocks);
-    long long grouped = 0;
-    for (int L = 0; L < nl; ++L) grouped += std::max(most[L], sum[L] / side_by_side) + launch_steps;
+    const long long grouped = grouped_cost(sym, pl, needs, blocks, {});  // the grouped launches as planned
     const bool lower_wins = lower.count > 0 && lower.cost < grouped;
     const long long best_other = lower_wins ? lower.cost : grouped;
     take_whole = whole_fits && whole.cost * whole_margin_den <= best_other * whole_margin_num;
@@ -266,7 +272,7 @@ void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, const SmallFrontNeeds&
     for (const int s : pl.nodes)
       if (pl.slots[s].work_off >= 0) {
         pl.slots[s].work_off = used;
-        used += (small::small_front_bytes(pl.slots[s].m_cap) + 7) / 8;
+        used += work_words(pl.slots[s].m_cap);
       }
     pl.work_size = used;
     pl.tree_with_work = used > 0;
@@ -274,14 +280,12 @@ void choose_tree(const Symbolic& sym, SmallFrontPlan& pl, const SmallFrontNeeds&
   pl.tree = true;
   pl.tree_leaves = std::move(t.leaves);
   pl.tree_pending = std::move(t.pending);
-  pl.tree_parent.assign(nsup, -1);
+  pl.tree_parent = std::move(t.parent);
   const int nl = pl.launches();
   Vector<int> nodes;
   nodes.reserve(pl.nodes.size());
   for (const int s : pl.nodes)
     if (t.in[s]) {
-      const index_t par = sym.sparent[s];
-      pl.tree_parent[s] = par >= 0 && pl.small[par] && t.in[par] ? static_cast<int>(par) : -1;
       pl.launch_of[s] = 0;
       nodes.push_back(s);
     }
@@ -345,7 +349,7 @@ SmallFrontPlan plan_small_fronts(const Symbolic& sym, bool posdef, int cpu_block
       const index_t s = sym.level_nodes[k];
       SmallSlot& sl = pl.slots[s];
       if (!pl.small[s] || sl.m_cap <= small_front_max_rows) continue;
-      const long long words = (small::small_front_bytes(sl.m_cap) + 7) / 8;
+      const long long words = work_words(sl.m_cap);
       if (medium > medium_level_max_fronts || (used + words) * 8 > medium_level_work_bytes) {
         pl.small[s] = 0;
         continue;

@@ -4,12 +4,12 @@
 // A node is small when its front, with the delays its slot allows, has at most medium_front_max_rows rows and all
 // its children are small: the small nodes are whole subtrees at the bottom of the assembly tree. Fronts of at most
 // small_front_max_rows rows are factorized in shared memory; bigger ones have a slot in a global work area
-// (reused by every launch, or of their own in a tree launch) and keep there the columns after their fully summed ones, or the whole front when
-// the fully summed columns do not fit in shared memory. They are factorized in launches, each node after its
-// children, before the level loop takes the other nodes: grouped by depth or by height (whichever the plan
-// estimates faster), and where the estimate favours it, first as one tree launch in which each front starts when
-// its children have ended (SmallFrontPlan::tree): every small node, or the nodes whose subtrees stay in shared
-// memory.
+// (reused by every launch, or of their own in a tree launch) and keep there the columns after their fully summed
+// ones, or the whole front when the fully summed columns do not fit in shared memory. They are factorized in
+// launches, each node after its children, before the level loop takes the other nodes: grouped by depth or by
+// height (whichever the plan estimates faster), and where the estimate favours it, first as one tree launch in
+// which each front starts when its children have ended (SmallFrontPlan::tree): every small node, or the nodes
+// whose subtrees stay in shared memory.
 // Room for delays: a node may pass up dout_cap delayed columns and receive din_cap (both learned upward from
 // what earlier factorizations needed); a node that would need more is deferred, and the factorization retries
 // with a plan that gives it more room, or hands it to the level loop.
