@@ -4,11 +4,13 @@
 // and bad input.
 #include <doctest/doctest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <omp.h>
 
 #include "factor/factor_gpu.hpp"
 #include "factor/numeric.hpp"
+#include "factor/values_check.hpp"
 #include "solve/solve_cpu.hpp"
 #include "ssids/error.hpp"
 #include "ssids/generate.hpp"
@@ -376,6 +378,37 @@ TEST_CASE("alter D keeps the pivot order - refactorize with new values") {
   auto rep = solve_refined(a2, f2, 1, b.data(), a.n, x.data(), a.n, ro, inf2);
   CHECK(rep.backward_error < 1e-13);
   CHECK(inf2.num_neg == inf.num_neg);
+}
+
+TEST_CASE("the host values check: NaN and Inf found at every position - extreme finite values pass") {
+  auto a = ssids_test::random_symmetric(30, 0.4, 1.0, 1.0, 3);
+  Options o;
+  o.backend = Backend::cpu;
+  Inform inf;
+  auto an = analyse(a.view(), o, inf);
+  const detail::Symbolic& sym = an.symbolic();
+  REQUIRE(static_cast<size_t>(sym.nnz_in) == a.val.size());
+  // the largest and smallest magnitudes, subnormals and signed zeros: finite, whatever the position in a vector
+  const double extremes[] = {DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324, -4.9e-324, 0.0, -0.0, 1.0};
+  std::vector<double> v(a.val.size());
+  for (size_t k = 0; k < v.size(); ++k) v[k] = extremes[k % 8];
+  CHECK_NOTHROW(detail::check_values_finite(sym, v.data()));
+  for (double badv : {std::nan(""), -std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    for (size_t k = 0; k < v.size(); ++k) {
+      auto w = v;
+      w[k] = badv;
+      std::string msg;
+      int code = 0;
+      try {
+        detail::check_values_finite(sym, w.data());
+      } catch (const Error& e) {
+        code = e.code();
+        msg = e.what();
+      }
+      CHECK(code == flag::nan_inf);
+      CHECK(msg.find("position " + std::to_string(k) + " ") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("bad input gives documented errors and leaves the caller's arrays untouched") {

@@ -65,6 +65,7 @@ struct FactorWorkspace {
   DeviceBuffer<double> cb_pool;  // contribution blocks of the small-front kernel
   DeviceBuffer<double> small_work;  // its fronts above small_front_max_rows rows
   DeviceBuffer<SmallResult> small_res;
+  PinnedBuffer<SmallResult> small_res_host;  // its copy on the host (page-locked: the copy does not block)
   DeviceBuffer<int> small_pending;  // the one-launch small phase's children left per node (counted down)
   PinnedBuffer<double> host_stage;  // D and the row lists on their way back to the host
   PinnedBuffer<double> value_stage;  // large host arrays on their way to the device: two chunks (upload_host)
@@ -377,7 +378,7 @@ constexpr size_t value_chunk = size_t(1) << 18;
 
 /// One GPU factorization, stage by stage; factor_multifrontal_gpu runs the stages in this order:
 ///   constructor     the CUDA context (the warm-up thread's), the analysis' device tables, a workspace
-///   upload_values   the values (from host or device memory) with their check, and the scaling
+///   upload_values   the values (from host or device memory) with their check (read at the first wait), the scaling
 ///   reserve         the plans (small fronts, level loop), the memory check, the factors' and the loop's buffers
 ///   small_phase     the small-front kernel's launches and one wait for their results (again while nodes defer)
 ///   level_loop      the other fronts, level by level (factor/level_driver.hpp with the CUDA kernels)
@@ -411,6 +412,8 @@ class GpuFactorization {
 
   void upload_values(const double* val, bool val_on_device, bool check_values);
   void upload_host(DeviceBuffer<double>& dst, const double* src, size_t n);
+  void finish_values_check();
+  void copy_d_and_rows(long long d_count, long long rows_count);
   void reserve();
   void small_phase();
   void level_loop();
@@ -455,6 +458,10 @@ class GpuFactorization {
   double t_host_tables_ = 0.0;
   SolvePlanTimes plan_times_;
   GpuFactorCounts counts_;
+  const double* check_val_ = nullptr;  ///< the values the device checks (the caller's array)
+  bool check_val_on_device_ = false;
+  bool check_pending_ = false;  ///< the device's values check has not been read yet
+  bool early_download_ = false;  ///< the last small-front run copied D and the row lists back with its results
 };
 
 void GpuFactorization::upload_values(const double* val, bool val_on_device, bool check_values) {
@@ -468,23 +475,32 @@ void GpuFactorization::upload_values(const double* val, bool val_on_device, bool
   } else {
     upload_host(dval, val, static_cast<size_t>(sym_.nnz_in));
   }
-  if (check_values) {  // one pass on the device; only if it finds one, the host search that names the entry
+  if (check_values) {  // one pass on the device; its answer is read at the next wait (finish_values_check)
     ws_->nonfinite.reserve_discard(1);
     ws_->nonfinite_host.reserve_discard(1);
     check_cuda(cudaMemsetAsync(ws_->nonfinite.get(), 0, sizeof(int), st_), "cudaMemsetAsync");
     launch_count_nonfinite(dval.get(), sym_.nnz_in, ws_->nonfinite.get(), st_);
     check_cuda(cudaMemcpyAsync(ws_->nonfinite_host.get(), ws_->nonfinite.get(), sizeof(int), cudaMemcpyDeviceToHost, st_),
                "copy of the values check");
-    ws_->stream.sync();
-    if (*ws_->nonfinite_host.get() != 0) {
-      if (!val_on_device) throw_first_nonfinite(sym_, val);
-      Vector<double> host;
-      copy_device_values(val, sym_.nnz_in, host);
-      throw_first_nonfinite(sym_, host.data());
-    }
+    check_val_ = val;
+    check_val_on_device_ = val_on_device;
+    check_pending_ = true;
   }
   if (scale_) upload_host(ws_->scale, scale_, static_cast<size_t>(sym_.n));
   t_.values = clock::now();
+}
+
+// The device's values check, once the stream has been waited for after it: only if it found a value that is not
+// finite, the host search that names the entry (in the caller's array, or in a copy of device values). Called
+// before anything computed from the values is looked at.
+void GpuFactorization::finish_values_check() {
+  if (!check_pending_) return;
+  check_pending_ = false;
+  if (*ws_->nonfinite_host.get() == 0) return;
+  if (!check_val_on_device_) throw_first_nonfinite(sym_, check_val_);
+  Vector<double> host;
+  copy_device_values(check_val_, sym_.nnz_in, host);
+  throw_first_nonfinite(sym_, host.data());
 }
 
 // Host arrays of megabytes (the values, the scaling) go through two pinned chunks: the threads copy chunk k
@@ -569,6 +585,10 @@ void GpuFactorization::reserve() {
   lw.Copy.reserve_discard(nf + 16);
   lw.Res.reserve_discard(nf + 16);
   lw.Q.reserve_discard(2 * nf + 32);
+  if (!sp_ || sp_->host.num_small == 0) {  // no small-front phase whose wait would bring the values check back
+    ws_->stream.sync();
+    finish_values_check();
+  }
   t_.reserved = clock::now();
 }
 
@@ -606,7 +626,8 @@ void GpuFactorization::small_phase() {
   }
   DeviceBuffer<SmallResult>& dSmallRes = ws_->small_res;
   Event ev_small0, ev_small1;
-  Vector<SmallResult> hres(static_cast<size_t>(sym_.nsup));
+  ws_->small_res_host.reserve_discard(static_cast<size_t>(sym_.nsup));
+  const SmallResult* const hres = ws_->small_res_host.get();
   dSmallRes.reserve_discard(static_cast<size_t>(sym_.nsup));
   for (;;) {
     ++small_runs_;
@@ -652,9 +673,15 @@ void GpuFactorization::small_phase() {
     launch_small(*run_plan, a, ev_launch);
     ev_small1.record(st_);
     small_launches_ += pl.launches();
-    check_cuda(cudaMemcpyAsync(hres.data(), dSmallRes.get(), hres.size() * sizeof(SmallResult),
-                               cudaMemcpyDeviceToHost, st_), "cudaMemcpyAsync small-front results");
+    check_cuda(cudaMemcpyAsync(ws_->small_res_host.get(), dSmallRes.get(),
+                               static_cast<size_t>(sym_.nsup) * sizeof(SmallResult), cudaMemcpyDeviceToHost, st_),
+               "cudaMemcpyAsync small-front results");
+    // every node in this plan: D and the row lists are complete unless a node defers, so they come back with the
+    // results (download() then has nothing left to wait for)
+    early_download_ = pl.num_small == sym_.nsup;
+    if (early_download_) copy_d_and_rows(pl.d_size, pl.rows_size);
     ws_->stream.sync();
+    finish_values_check();  // before the results of values that may not be finite are looked at
     t_small_device_ = ev_small1.since(ev_small0);
     for (size_t L = 0; L < ev_launch.size(); ++L)
       std::fprintf(stderr, "ssids gpu factor: small fronts launch %d: %d fronts, m_cap %d, %.3f ms\n",
@@ -676,7 +703,7 @@ void GpuFactorization::small_phase() {
     bool deferred = false;
     {
       std::lock_guard<std::mutex> lock(gs_->small_mutex);
-      deferred = learn_small_front_needs(sym_, pl, hres.data(), gs_->small_needs, small_runs_);
+      deferred = learn_small_front_needs(sym_, pl, hres, gs_->small_needs, small_runs_);
       if (deferred) gs_->small_plan = make_small_plan(sym_, posdef_, options_.cpu_block_size, gs_->small_needs, st_);
       if (deferred) sp_ = gs_->small_plan;
     }
@@ -686,7 +713,7 @@ void GpuFactorization::small_phase() {
       if (small_runs_ < 6) continue;
       throw Error(flag::unknown, "internal error: the small-front phase kept deferring nodes");
     }
-    small_nodes_ += take_small_results(sym_, pl, hres.data(), info_, by_small_);
+    small_nodes_ += take_small_results(sym_, pl, hres, info_, by_small_);
     l_used_ = pl.l_size;
     rows_used_ = pl.rows_size;
     d_used_ = pl.d_size;
@@ -744,16 +771,27 @@ void GpuFactorization::download() {
     launch_scale_columns(dcols.get(), static_cast<int>(cols.size()), dL_.get(), dDs_.get(), st_);
     ws_->stream.sync();
   }
-  const size_t d_count = static_cast<size_t>(d_used_), rows_count = static_cast<size_t>(rows_used_);
-  ws_->host_stage.reserve_discard(d_count + (rows_count + 1) / 2 + 1);
+  // the small-front phase took every node and already copied D and the row lists back (nothing wrote them since)
+  const bool done = early_download_ && small_nodes_ == sym_.nsup;
+  if (!done) {
+    copy_d_and_rows(d_used_, rows_used_);
+    ws_->stream.sync();
+  }
+  t_.downloaded = clock::now();
+}
+
+// The first d_count entries of D and rows_count of the row lists into the page-locked stage (D, then the rows),
+// on the stream, not waited for.
+void GpuFactorization::copy_d_and_rows(long long d_count, long long rows_count) {
+  ws_->host_stage.reserve_discard(static_cast<size_t>(d_count + (rows_count + 1) / 2 + 1));
   double* const hD = ws_->host_stage.get();
   int* const hRows = reinterpret_cast<int*>(hD + d_count);
-  if (d_used_)
-    check_cuda(cudaMemcpyAsync(hD, dDs_.get(), d_count * sizeof(double), cudaMemcpyDeviceToHost, st_), "copy D");
-  if (rows_used_)
-    check_cuda(cudaMemcpyAsync(hRows, dRows_.get(), rows_count * sizeof(int), cudaMemcpyDeviceToHost, st_), "copy rows");
-  ws_->stream.sync();
-  t_.downloaded = clock::now();
+  if (d_count)
+    check_cuda(cudaMemcpyAsync(hD, dDs_.get(), static_cast<size_t>(d_count) * sizeof(double), cudaMemcpyDeviceToHost,
+                               st_), "copy D");
+  if (rows_count)
+    check_cuda(cudaMemcpyAsync(hRows, dRows_.get(), static_cast<size_t>(rows_count) * sizeof(int),
+                               cudaMemcpyDeviceToHost, st_), "copy rows");
 }
 
 // The factors stay on the device, with the plan of the GPU solve; the host tables (in the memory of destroyed

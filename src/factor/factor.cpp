@@ -99,9 +99,10 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   inform.message.clear();
   if (sym.n > 0 && sym.nnz_in > 0 && !val) throw Error(flag::missing_values, "the values array is missing");
   const Backend backend = choose_backend(options, sym);
-  // Every value the factorization reads must be finite (values_check.hpp). A large GPU factorization checks
-  // them on the device after their upload, unless something reads them on the host first (a scaling computed
-  // from them, the structural rank of a structurally singular analysis).
+  // Every value the factorization reads must be finite (values_check.hpp). A GPU factorization checks them on
+  // the device after their upload (its answer comes back with the first results the factorization waits for),
+  // unless something reads them on the host first (a scaling computed from them, the structural rank of a
+  // structurally singular analysis).
   const bool values_on_host_first = (options.scaling != Scaling::none && options.scaling != Scaling::user &&
                                      options.scaling != Scaling::from_ordering) ||
                                     sym.structurally_singular;
@@ -110,9 +111,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   // scaling, the host check) reads a copy.
   const bool val_on_device = backend == Backend::gpu && sym.nnz_in > 0 && detail::is_device_pointer(val);
   if (val_on_device) detail::wait_for_device_values(val);
-  const bool check_on_device = backend == Backend::gpu && !values_on_host_first &&
-                               (val_on_device || sym.nnz_in >= detail::device_value_check_entries) &&
-                               detail::gpu_available();
+  const bool check_on_device = backend == Backend::gpu && !values_on_host_first && detail::gpu_available();
   Vector<double> host_copy;
   const double* hval = val;  // the values as the host reads them
   if (val_on_device && !check_on_device) {
@@ -162,6 +161,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   // the CPU path's predicted host memory against what the machine can give: a clear error instead of being killed
   if (backend == Backend::cpu) detail::check_host_memory(sym.memory_host, "factor: L and the contribution blocks");
 
+  const double t_before = seconds_since(t0);
   std::shared_ptr<detail::NumericFactors> nf;
   try {  // the allocations of nf and its scale vector are covered too (failure injection found them uncaught)
     nf = std::allocate_shared<detail::NumericFactors>(Allocator<detail::NumericFactors>());
@@ -175,6 +175,7 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
   } catch (const std::bad_alloc&) {
     throw Error(flag::allocation, "host allocation failed during factorization");
   }
+  const double t_backend = seconds_since(t0) - t_before;
   std::string structural;
   if (structural_rank < sym.n) {
     double largest = 0.0;
@@ -202,6 +203,11 @@ Factors factor(const Analysis& analysis, const double* val, Mode mode, const Opt
                      std::to_string(sym.n) + ", but no pivot is negligible";
   }
   inform.time_factor = seconds_since(t0);
+  if (options.print_level >= 2)
+    std::fprintf(stderr, "ssids factor: %.3f ms before the %s factorization (checks, values check on the host, "
+                 "scaling), %.3f ms in it, %.3f ms after it\n", 1e3 * t_before,
+                 backend == Backend::gpu ? "GPU" : "CPU", 1e3 * t_backend,
+                 1e3 * (inform.time_factor - t_before - t_backend));
   return Factors(std::move(nf));
 }
 

@@ -2,6 +2,8 @@
 #include "factor/values_check.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "ssids/error.hpp"
@@ -16,11 +18,18 @@ void throw_first_nonfinite(const Symbolic& sym, const double* val) {
 }
 
 void check_values_finite(const Symbolic& sym, const double* val) {
-  // the sequential pass settles the usual case; the amap order reads val at scattered positions (several times
-  // slower), so it runs only to name the entry
-  bool all_finite = true;
-  for (offset_t k = 0; k < sym.nnz_in; ++k) all_finite &= std::isfinite(val[k]);
-  if (!all_finite) throw_first_nonfinite(sym, val);
+  // The sequential pass settles the usual case; the amap order reads val at scattered positions (several times
+  // slower), so it runs only to name the entry. A double is NaN or Inf exactly when its exponent bits are all
+  // ones: the test reads each value's high 32 bits and ORs the answers, a loop the compiler vectorizes (a loop
+  // over std::isfinite is not, and costs about 4x as much).
+  std::uint32_t bad = 0;
+  for (offset_t k = 0; k < sym.nnz_in; ++k) {
+    std::uint64_t bits;
+    std::memcpy(&bits, val + k, sizeof bits);
+    const std::uint32_t high = static_cast<std::uint32_t>(bits >> 32);
+    bad |= static_cast<std::uint32_t>((high & 0x7ff00000u) == 0x7ff00000u);
+  }
+  if (bad) throw_first_nonfinite(sym, val);
 }
 
 }  // namespace detail

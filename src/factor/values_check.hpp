@@ -5,11 +5,6 @@
 namespace ssids {
 namespace detail {
 
-/// Problems with at least this many entries have their values checked on the device after the upload by a GPU
-/// factorization (one pass at the device's bandwidth and one synchronization) instead of by a pass over the
-/// caller's array on the host (about 1 ms per million entries read from memory).
-constexpr offset_t device_value_check_entries = offset_t(1) << 18;
-
 /// Throws Error(nan_inf) naming the first entry of val, in the order the factorization reads them (amap), that
 /// is NaN or Inf; returns when there is none (entries the analysis dropped are not read).
 void throw_first_nonfinite(const Symbolic& sym, const double* val);
