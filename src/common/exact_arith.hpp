@@ -4,6 +4,8 @@
 // has one, e.g. -march=x86-64-v3, unless -ffp-contract=off). Code shared by a kernel and its CPU twin
 // (tridiag/pcr_core.hpp, factor/small_front_core.hpp) does its arithmetic through these.
 #pragma once
+#include <cmath>
+
 #include "common/host_device.hpp"
 
 namespace ssids {
@@ -36,6 +38,15 @@ SSIDS_HOST_DEVICE double dvd(double a, double b) {
   return __ddiv_rn(a, b);
 #else
   return a / b;
+#endif
+}
+/// a*b + c with one rounding (a fused multiply-add): __fma_rn on the device, std::fma on the host (glibc runs the
+/// processor's instruction where it has one, else an exact software one: the same value either way).
+SSIDS_HOST_DEVICE double fmadd(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+  return __fma_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
 #endif
 }
 /// 1/a rounded to nearest (the same value as dvd(1, a)).

@@ -3,7 +3,9 @@
 // these functions, the host with one thread (tid 0, nth 1, no synchronization), a thread block with its threads,
 // __syncthreads() and warp-wide max reductions. Every entry is written by one thread with the same operations in
 // both, and the reductions are maxima (exact in any order), so the twin and the kernel agree bitwise.
-// Arithmetic goes through mul/sub/add/dvd/rcp (common/exact_arith.hpp: the same bits on the host and the device).
+// Arithmetic goes through mul/sub/add/dvd/rcp/fmadd (common/exact_arith.hpp: the same bits on the host and the
+// device). The updates are fused multiply-adds (a pivot's x - l w, a 2x2 pivot's x - q w2 - p w1 in that order,
+// a window end's running sums): one rounding and one dependent operation less per step of their chains.
 //
 // Storage: the front F is m x m, column-major with leading dimension ld >= m, lower triangle only; the first p
 // positions are fully summed. vars[i] is the variable at position i (moved with the symmetric interchanges).
@@ -42,6 +44,7 @@ using gpu::SmallSlot;
 
 using exact::add;
 using exact::dvd;
+using exact::fmadd;
 using exact::mul;
 using exact::rcp;
 using exact::sub;
@@ -264,11 +267,11 @@ SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e,
       const bool v1 = i1 < f.m;
       const double x0 = xc[i], l0 = lk[i];
       const double x1 = v1 ? xc[i1] : 0.0, l1 = v1 ? lk[i1] : 0.0;
-      const double r0 = sub(x0, mul(l0, wc));
+      const double r0 = fmadd(-l0, wc, x0);
       xc[i] = r0;
       if (c == k + 1 && i > c) g = std::fmax(g, std::fabs(r0));
       if (v1) {
-        const double r1 = sub(x1, mul(l1, wc));
+        const double r1 = fmadd(-l1, wc, x1);
         xc[i1] = r1;
         if (c == k + 1) g = std::fmax(g, std::fabs(r1));
       }
@@ -323,11 +326,11 @@ SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r,
       const bool v1 = i1 < f.m;
       const double x0 = xc[i], p0 = pk[i], q0 = qk[i];
       const double x1 = v1 ? xc[i1] : 0.0, p1 = v1 ? pk[i1] : 0.0, q1 = v1 ? qk[i1] : 0.0;
-      const double r0 = sub(x0, add(mul(p0, w1), mul(q0, w2)));
+      const double r0 = fmadd(-p0, w1, fmadd(-q0, w2, x0));
       xc[i] = r0;
       if (c == k + 2 && i > c) g = std::fmax(g, std::fabs(r0));
       if (v1) {
-        const double r1 = sub(x1, add(mul(p1, w1), mul(q1, w2)));
+        const double r1 = fmadd(-p1, w1, fmadd(-q1, w2, x1));
         xc[i1] = r1;
         if (c == k + 2) g = std::fmax(g, std::fabs(r1));
       }
@@ -359,7 +362,7 @@ SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* 
 }
 
 /// F(i, c) -= sum_{q in [q0, q1)} F(i, q) wc[q] over the group's lane's rows i >= c of column c, four rows at a time
-/// (four sums side by side); each sum runs over q in order from 0.0, whatever the grouping. wc[q] is read as a
+/// (four sums side by side); each sum runs over q in order from 0.0 (fused multiply-adds), whatever the grouping. wc[q] is read as a
 /// broadcast (the same for every lane of the group).
 template <class Team>
 SSIDS_HOST_DEVICE void column_update(const Team& t, const FrontRef& f, int c, const double* wc, int q0, int q1) {
@@ -372,10 +375,10 @@ SSIDS_HOST_DEVICE void column_update(const Team& t, const FrontRef& f, int c, co
     for (int q = q0; q < q1; ++q) {
       const double w = wc[q];
       const double* col = f.col(q);
-      a0 = add(a0, mul(col[i], w));
-      if (v1) a1 = add(a1, mul(col[i1], w));
-      if (v2) a2 = add(a2, mul(col[i2], w));
-      if (v3) a3 = add(a3, mul(col[i3], w));
+      a0 = fmadd(col[i], w, a0);
+      if (v1) a1 = fmadd(col[i1], w, a1);
+      if (v2) a2 = fmadd(col[i2], w, a2);
+      if (v3) a3 = fmadd(col[i3], w, a3);
     }
     out[i] = sub(out[i], a0);
     if (v1) out[i1] = sub(out[i1], a1);
