@@ -58,11 +58,23 @@ struct BlockTeam {
     return v;
 #endif
   }
-  /// The two largest entries over the warp (each lane: its largest v1 at x1 and its second v2): merging two
-  /// lists keeps the larger first entry and the larger of the other list's first and this list's second. Beside
-  /// it, in the same butterfly, (wv, wi) with the largest wv, the smallest wi among equal wv.
-  __device__ void group_top2_argmax(double& v1, int& x1, double& v2, double& wv, int& wi) const {
-    for (int o = 16; o > 0; o >>= 1) {
+  /// small_front_core.hpp's HostTeam::partner_and_rest over the warp. The window's largest |entry| and then the
+  /// smallest position among the lanes that hold it (a lane's wpos is its first position with its wbest; wpos is
+  /// -1 exactly when wbest is 0, and as unsigned loses every minimum); then the largest of each lane's entries
+  /// away from r: its v2 if r is its x1, else its v1. Maxima are exact, so this is the group's answer whatever
+  /// the order.
+  template <class Scan>
+  __device__ void partner_and_rest(const Scan& sc, int& r, double& rest) const {
+#if __CUDA_ARCH__ >= 800
+    const double wv = group_max(sc.wbest);
+    r = static_cast<int>(__reduce_min_sync(0xffffffffu, sc.wbest == wv ? static_cast<unsigned>(sc.wpos) : 0xffffffffu));
+    rest = group_max(sc.x1 == r ? sc.v2 : sc.v1);
+#else
+    // largest v, smallest i among equal v (i = -1 only with v = 0, which loses to any i >= 0 with v = 0 too)
+    auto better = [](double v, int i, double bv, int bi) { return v > bv || (v == bv && i >= 0 && (bi < 0 || i < bi)); };
+    double v1 = sc.v1, v2 = sc.v2, wv = sc.wbest;
+    int x1 = sc.x1, wi = sc.wpos;
+    for (int o = 16; o > 0; o >>= 1) {  // merging two lists keeps the larger first entry and the larger of the rest
       const double b1 = __shfl_xor_sync(0xffffffffu, v1, o);
       const int bx = __shfl_xor_sync(0xffffffffu, x1, o);
       const double b2 = __shfl_xor_sync(0xffffffffu, v2, o);
@@ -80,10 +92,9 @@ struct BlockTeam {
         wi = oi;
       }
     }
-  }
-  /// Largest v, smallest i among equal v (i = -1 only with v = 0, which loses to any i >= 0 with v = 0 too).
-  __device__ static bool better(double v, int i, double bv, int bi) {
-    return v > bv || (v == bv && i >= 0 && (bi < 0 || i < bi));
+    r = wi;
+    rest = x1 == r ? v2 : v1;
+#endif
   }
   /// Every warp's (j, kind, r) in; the one with the smallest j out, in every thread. Calls use the two areas in
   /// turn: an area is written again only after the next call's barrier, which every thread passes after reading it.

@@ -70,10 +70,15 @@ struct HostTeam {
   double group_max(double v) const { return v; }
   /// Profiling hook of the device team (time since the last mark, to counter `phase`); nothing on the host.
   void mark(int /*phase*/) {}
-  /// The two largest of the group's entries (each lane holding its own two: v1 at index x1, v2 from another
-  /// index) and the group's (wv, wi) with the largest wv, the smallest wi among equal wv: afterwards every lane
-  /// holds the group's; here the caller's own.
-  void group_top2_argmax(double& /*v1*/, int& /*x1*/, double& /*v2*/, double& /*wv*/, int& /*wi*/) const {}
+  /// From each lane's scan of a candidate column (ColumnScan: its largest |entry| v1 at x1, its largest v2 away
+  /// from x1, its largest wbest over the window's positions, first at wpos): r, the group's window position of
+  /// the largest |entry| (the smallest position among equal ones; -1 when every window entry is 0), and rest, the
+  /// group's largest |entry| away from position r; in every lane. Here the only lane's.
+  template <class Scan>
+  void partner_and_rest(const Scan& sc, int& r, double& rest) const {
+    r = sc.wpos;
+    rest = sc.x1 == r ? sc.v2 : sc.v1;
+  }
   /// Group 0's (kind, r) in every thread, after a barrier; here the only group's.
   void share_group0(int& /*kind*/, int& /*r*/) {}
   /// Each group's choice (j, kind, r) in, the one with the smallest j out, in every thread, after a barrier; here
@@ -170,10 +175,9 @@ SSIDS_HOST_DEVICE int evaluate_candidate(Team& t, const FrontRef& f, int k, int 
     if (std::fmax(std::fabs(ajj), gj) <= small) return kind_zero;
     if (one_by_one_ok(ajj, gj, u, small)) return kind_1x1;
   }
-  t.group_top2_argmax(sc.v1, sc.x1, sc.v2, sc.wbest, sc.wpos);
-  r = sc.wpos;
+  double gj2;
+  t.partner_and_rest(sc, r, gj2);
   if (r < 0) return kind_none;
-  const double gj2 = sc.x1 == r ? sc.v2 : sc.v1;
   const double gr2 = column_absmax(t, f, k, r, j);
   return two_by_two_ok(ajj, f.sym(r, j), f.at(r, r), gj2, gr2, u) ? kind_2x2 : kind_none;
 }
