@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -201,6 +202,70 @@ long long check_plan(const std::string& spec, bool* by_height = nullptr,
 }
 
 }  // namespace
+
+TEST_CASE("small fronts: a 2x2 candidate's partner and the rest of its column - one lane, and lanes combined by maxima") {
+  // A column's scan (ColumnScan, positions in increasing order, some in the window) gives r, the window position
+  // of the largest |entry| (the first of equal ones; -1 when every window entry is 0), and the largest |entry|
+  // away from r. The twin's team takes one lane's scan; the kernel's splits the positions over 32 lanes and
+  // combines them by maxima and a minimum (small_fronts.cu, partner_and_rest): both must give the definition's
+  // answer, with ties and zeros in the window.
+  using ssids::detail::small::ColumnScan;
+  using ssids::detail::small::HostTeam;
+  std::uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>(state >> 33);
+  };
+  const double levels[] = {0.0, 0.0, 0.5, 1.0, 1.0, 2.0, -2.0, 3.0, -3.0, 1e300};
+  long long with_partner = 0, ties = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const int npos = 1 + next() % 90;
+    std::vector<double> v(npos);
+    std::vector<char> in_window(npos);
+    for (int x = 0; x < npos; ++x) {
+      v[x] = levels[next() % 10];
+      in_window[x] = next() % 3 != 0;
+    }
+    // the definition
+    int r_def = -1;
+    double best = 0.0;
+    for (int x = 0; x < npos; ++x)
+      if (in_window[x] && std::fabs(v[x]) > best) {
+        best = std::fabs(v[x]);
+        r_def = x;
+      }
+    double rest_def = 0.0;
+    for (int x = 0; x < npos; ++x)
+      if (x != r_def) rest_def = std::max(rest_def, std::fabs(v[x]));
+    // one lane (the twin's team)
+    ColumnScan one;
+    for (int x = 0; x < npos; ++x) one.push(v[x], x, in_window[x] != 0);
+    int r1 = -2;
+    double rest1 = -1.0;
+    HostTeam().partner_and_rest(one, r1, rest1);
+    CHECK(r1 == r_def);
+    CHECK(rest1 == rest_def);
+    // 32 lanes, positions dealt round-robin, combined as the kernel combines them
+    ColumnScan lane[32];
+    for (int x = 0; x < npos; ++x) lane[x % 32].push(v[x], x, in_window[x] != 0);
+    double wv = 0.0;
+    for (const ColumnScan& l : lane) wv = std::max(wv, l.wbest);
+    unsigned rmin = 0xffffffffu;
+    for (const ColumnScan& l : lane)
+      if (l.wbest == wv) rmin = std::min(rmin, static_cast<unsigned>(l.wpos));
+    const int r32 = static_cast<int>(rmin);
+    double rest32 = 0.0;
+    for (const ColumnScan& l : lane) rest32 = std::max(rest32, l.x1 == r32 ? l.v2 : l.v1);
+    CHECK(r32 == r_def);
+    CHECK(rest32 == rest_def);
+    with_partner += r_def >= 0;
+    int equal = 0;
+    for (int x = 0; x < npos; ++x) equal += in_window[x] && r_def >= 0 && std::fabs(v[x]) == best;
+    ties += equal > 1;
+  }
+  CHECK(with_partner > 1000);  // the cases the test is for occur
+  CHECK(ties > 500);
+}
 
 TEST_CASE("small fronts: the plan - small nodes form subtrees - slots do not overlap - each node after its children") {
   CHECK(check_plan("gen:kkt-qp:3000:1500") >= 0);
