@@ -1,7 +1,8 @@
 // exact_arith.hpp — double arithmetic that gives the same bits on the host and on CUDA devices: __dmul_rn etc. on
 // the device (never contracted into a fused multiply-add) and plain IEEE operations on the host (the library is
 // built for the baseline x86-64, which has no fused multiply-add; GCC does contract in C++17 mode when the target
-// has one, e.g. -march=x86-64-v3, unless -ffp-contract=off). Code shared by a kernel and its CPU twin
+// has one, e.g. -march=x86-64-v3, unless -ffp-contract=off). A fused multiply-add is written out where it is
+// wanted (fmadd: __fma_rn and std::fma, one rounding on both). Code shared by a kernel and its CPU twin
 // (tridiag/pcr_core.hpp, factor/small_front_core.hpp) does its arithmetic through these.
 #pragma once
 #include <cmath>

@@ -67,7 +67,8 @@ struct BlockTeam {
   __device__ void partner_and_rest(const Scan& sc, int& r, double& rest) const {
 #if __CUDA_ARCH__ >= 800
     const double wv = group_max(sc.wbest);
-    r = static_cast<int>(__reduce_min_sync(0xffffffffu, sc.wbest == wv ? static_cast<unsigned>(sc.wpos) : 0xffffffffu));
+    const unsigned mine = sc.wbest == wv ? static_cast<unsigned>(sc.wpos) : 0xffffffffu;
+    r = static_cast<int>(__reduce_min_sync(0xffffffffu, mine));
     rest = group_max(sc.x1 == r ? sc.v2 : sc.v1);
 #else
     // largest v, smallest i among equal v (i = -1 only with v = 0, which loses to any i >= 0 with v = 0 too)

@@ -366,8 +366,8 @@ SSIDS_HOST_DEVICE int pivot_zero(Team& t, const FrontRef& f, int k, int j, int* 
 }
 
 /// F(i, c) -= sum_{q in [q0, q1)} F(i, q) wc[q] over the group's lane's rows i >= c of column c, four rows at a time
-/// (four sums side by side); each sum runs over q in order from 0.0 (fused multiply-adds), whatever the grouping. wc[q] is read as a
-/// broadcast (the same for every lane of the group).
+/// (four sums side by side); each sum runs over q in order from 0.0 (fused multiply-adds), whatever the grouping.
+/// wc[q] is read as a broadcast (the same for every lane of the group).
 template <class Team>
 SSIDS_HOST_DEVICE void column_update(const Team& t, const FrontRef& f, int c, const double* wc, int q0, int q1) {
   const int m = f.m;
