@@ -239,6 +239,58 @@ SSIDS_HOST_DEVICE void window_columns(const Team& t, int first, int e, int& c0, 
   }
 }
 
+/// Column c of a 1x1 pivot's window update, F(i, c) -= F(i, k) w_c (lk: column k, w_c = F(c, k) / d) for the rows
+/// i >= c of the group's lane, two rows at a time (both loaded before the stores). Track: returns the largest
+/// |entry| it wrote below the diagonal (the next candidate's column maximum, this lane's part); else 0. (A template
+/// argument, so that the loop over the other columns carries no test of it.)
+template <bool Track, class Team>
+SSIDS_HOST_DEVICE double update_column_1x1(const Team& t, const FrontRef& f, const double* lk, double rd, int c) {
+  double* xc = f.col(c);
+  const double wc = mul(lk[c], rd);
+  double g = 0.0;
+  for (int i = c + t.lane; i < f.m; i += 2 * t.nlanes) {
+    const int i1 = i + t.nlanes;
+    const bool v1 = i1 < f.m;
+    const double x0 = xc[i], l0 = lk[i];
+    const double x1 = v1 ? xc[i1] : 0.0, l1 = v1 ? lk[i1] : 0.0;
+    const double r0 = fmadd(-l0, wc, x0);
+    xc[i] = r0;
+    if (Track && i > c) g = std::fmax(g, std::fabs(r0));
+    if (v1) {
+      const double r1 = fmadd(-l1, wc, x1);
+      xc[i1] = r1;
+      if (Track) g = std::fmax(g, std::fabs(r1));
+    }
+  }
+  return g;
+}
+
+/// Column c of a 2x2 pivot's window update, F(i, c) -= F(i, k) w1 + F(i, k+1) w2 with [w1 w2] = [F(c, k)
+/// F(c, k+1)] D^{-1} (pk, qk: columns k and k+1), as update_column_1x1.
+template <bool Track, class Team>
+SSIDS_HOST_DEVICE double update_column_2x2(const Team& t, const FrontRef& f, const double* pk, const double* qk,
+                                           double i11, double i21, double i22, int c) {
+  double* xc = f.col(c);
+  const double x = pk[c], y = qk[c];
+  const double w1 = add(mul(x, i11), mul(y, i21)), w2 = add(mul(x, i21), mul(y, i22));
+  double g = 0.0;
+  for (int i = c + t.lane; i < f.m; i += 2 * t.nlanes) {
+    const int i1 = i + t.nlanes;
+    const bool v1 = i1 < f.m;
+    const double x0 = xc[i], p0 = pk[i], q0 = qk[i];
+    const double x1 = v1 ? xc[i1] : 0.0, p1 = v1 ? pk[i1] : 0.0, q1 = v1 ? qk[i1] : 0.0;
+    const double r0 = fmadd(-p0, w1, fmadd(-q0, w2, x0));
+    xc[i] = r0;
+    if (Track && i > c) g = std::fmax(g, std::fabs(r0));
+    if (v1) {
+      const double r1 = fmadd(-p1, w1, fmadd(-q1, w2, x1));
+      xc[i1] = r1;
+      if (Track) g = std::fmax(g, std::fabs(r1));
+    }
+  }
+  return g;
+}
+
 // Inside a window the pivots' columns are left unscaled (column k holds (L D)(:, k)) and the pivots' diagonal
 // entries hold D: a pivot is then one barrier (its update reads nothing another thread writes in the same
 // step). finish_window scales them into L when the window ends.
@@ -263,24 +315,12 @@ SSIDS_HOST_DEVICE int pivot_1x1(Team& t, const FrontRef& f, int k, int j, int e,
   const double* lk = f.col(k);
   int c0, cstep;
   window_columns(t, k + 1, e, c0, cstep);
-  for (int c = c0; c < e; c += cstep) {
-    double* xc = f.col(c);
-    const double wc = mul(lk[c], rd);
-    for (int i = c + t.lane; i < f.m; i += 2 * t.nlanes) {  // two rows at a time: both loaded before the stores
-      const int i1 = i + t.nlanes;
-      const bool v1 = i1 < f.m;
-      const double x0 = xc[i], l0 = lk[i];
-      const double x1 = v1 ? xc[i1] : 0.0, l1 = v1 ? lk[i1] : 0.0;
-      const double r0 = fmadd(-l0, wc, x0);
-      xc[i] = r0;
-      if (c == k + 1 && i > c) g = std::fmax(g, std::fabs(r0));
-      if (v1) {
-        const double r1 = fmadd(-l1, wc, x1);
-        xc[i1] = r1;
-        if (c == k + 1) g = std::fmax(g, std::fabs(r1));
-      }
-    }
+  int c = c0;
+  if (c == k + 1 && c < e) {  // group 0's column: the next candidate, whose maximum it also takes
+    g = update_column_1x1<true>(t, f, lk, rd, c);
+    c += cstep;
   }
+  for (; c < e; c += cstep) update_column_1x1<false>(t, f, lk, rd, c);
   if (t.group == 0) {
     g = t.group_max(g);
     if (t.lane == 0) ws.gpart_next()[0] = g;
@@ -321,25 +361,12 @@ SSIDS_HOST_DEVICE int pivot_2x2(Team& t, const FrontRef& f, int k, int j, int r,
   const double* qk = f.col(k + 1);
   int c0, cstep;
   window_columns(t, k + 2, e, c0, cstep);
-  for (int c = c0; c < e; c += cstep) {
-    double* xc = f.col(c);
-    const double x = pk[c], y = qk[c];
-    const double w1 = add(mul(x, i11), mul(y, i21)), w2 = add(mul(x, i21), mul(y, i22));
-    for (int i = c + t.lane; i < f.m; i += 2 * t.nlanes) {  // two rows at a time, as in pivot_1x1
-      const int i1 = i + t.nlanes;
-      const bool v1 = i1 < f.m;
-      const double x0 = xc[i], p0 = pk[i], q0 = qk[i];
-      const double x1 = v1 ? xc[i1] : 0.0, p1 = v1 ? pk[i1] : 0.0, q1 = v1 ? qk[i1] : 0.0;
-      const double r0 = fmadd(-p0, w1, fmadd(-q0, w2, x0));
-      xc[i] = r0;
-      if (c == k + 2 && i > c) g = std::fmax(g, std::fabs(r0));
-      if (v1) {
-        const double r1 = fmadd(-p1, w1, fmadd(-q1, w2, x1));
-        xc[i1] = r1;
-        if (c == k + 2) g = std::fmax(g, std::fabs(r1));
-      }
-    }
+  int c = c0;
+  if (c == k + 2 && c < e) {  // group 0's column, as in pivot_1x1
+    g = update_column_2x2<true>(t, f, pk, qk, i11, i21, i22, c);
+    c += cstep;
   }
+  for (; c < e; c += cstep) update_column_2x2<false>(t, f, pk, qk, i11, i21, i22, c);
   if (t.group == 0) {
     g = t.group_max(g);
     if (t.lane == 0) ws.gpart_next()[0] = g;
