@@ -418,6 +418,41 @@ SSIDS_HOST_DEVICE void column_update(const Team& t, const FrontRef& f, int c, co
   }
 }
 
+/// column_update for the nc consecutive columns [c, c + nc) at once (nc <= NC), each column's W read from the
+/// front's upper triangle (W(c', q) at (q, c')): a thread's four rows take each F(i, q) from fast memory once for
+/// all of them, so the front's entries are read once per NC columns. Every entry's sum is column_update's (over q
+/// in order from 0.0, fused multiply-adds), so the bits are the same.
+template <int NC, class Team>
+SSIDS_HOST_DEVICE void column_update_tile(const Team& t, const FrontRef& f, int c, int nc, int q0, int q1) {
+  const int m = f.m;
+  const double* w[NC];
+  double* out[NC];
+  for (int j = 0; j < NC; ++j) {
+    const int cj = c + (j < nc ? j : nc - 1);
+    w[j] = &f.at(0, cj);
+    out[j] = f.col(cj);
+  }
+  for (int i = c + t.lane; i < m; i += 4 * t.nlanes) {
+    int row[4];
+    for (int r = 0; r < 4; ++r) row[r] = i + r * t.nlanes;
+    double a[4][NC];
+    for (int r = 0; r < 4; ++r)
+      for (int j = 0; j < NC; ++j) a[r][j] = 0.0;
+    for (int q = q0; q < q1; ++q) {
+      const double* col = f.col(q);
+      double x[4];
+      for (int r = 0; r < 4; ++r) x[r] = row[r] < m ? col[row[r]] : 0.0;
+      for (int j = 0; j < NC; ++j) {
+        const double wq = w[j][q];
+        for (int r = 0; r < 4; ++r) a[r][j] = fmadd(x[r], wq, a[r][j]);
+      }
+    }
+    for (int j = 0; j < NC && j < nc; ++j)
+      for (int r = 0; r < 4; ++r)
+        if (row[r] < m && row[r] >= c + j) out[j][row[r]] = sub(out[j][row[r]], a[r][j]);
+  }
+}
+
 /// Entry (i, q) of the unscaled pivots' columns scaled into L: F(i, q) / d for a 1x1 pivot, the entry of
 /// [F(i, q) F(i, q+1)] D^{-1} for the first column of a 2x2 pivot (q, q+1), of [F(i, q-1) F(i, q)] D^{-1} for its
 /// second. q0: the first pivot of the range (a 2x2 never straddles it). D as d holds it (d[2q+1] != 0: q starts a
@@ -477,8 +512,12 @@ SSIDS_HOST_DEVICE void finish_window(Team& t, const FrontRef& f, const double* d
       for (int q = k0 + t.lane; q < k1; q += t.nlanes) f.at(q, c) = scaled_entry(f, d, dinv, c, q, k0);
     }
     t.sync();
-    for (int c = e + t.group; c < pe; c += t.ngroups) {
-      column_update(t, f, c, &f.at(0, c), k0, k1);  // W(c, q) at (q, c)
+    // the columns in pairs while every group gets one, else one by one (W(c, q) at (q, c))
+    if (pe - e >= 2 * t.ngroups) {
+      for (int c = e + 2 * t.group; c < pe; c += 2 * t.ngroups)
+        column_update_tile<2>(t, f, c, pe - c < 2 ? pe - c : 2, k0, k1);
+    } else {
+      for (int c = e + t.group; c < pe; c += t.ngroups) column_update(t, f, c, &f.at(0, c), k0, k1);
     }
     t.sync();
   }
