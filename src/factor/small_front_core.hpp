@@ -588,10 +588,20 @@ SSIDS_HOST_DEVICE int factor_window(Team& t, const FrontRef& f, int k, int e, do
     bool tested_1x1 = false;
     if (ready) {
       // the last pivot's update left column k's maximum; a 1x1 or zero pivot at k reads only column k, which that
-      // pivot's update does not write, so it needs no barrier
-      const double akk = f.at(k, k), gk = ws.gpart_last()[0];
+      // pivot's update does not write, so it needs no barrier. The common case, a run of 1x1 pivots at k each
+      // tested so, is a loop of its own (the general decision's control stays out of it).
+      double akk = f.at(k, k), gk = ws.gpart_last()[0];
+      bool pivoted = false;
+      while (!(std::fmax(std::fabs(akk), gk) <= small) && one_by_one_ok(akk, gk, u, small)) {
+        k = pivot_1x1(t, f, k, k, e, vars, d, ws);
+        pivoted = true;
+        if (k >= e) break;
+        akk = f.at(k, k);
+        gk = ws.gpart_last()[0];
+      }
+      if (pivoted) after_rounds = false;  // each pivot of the run was its candidate k
+      if (k >= e) break;
       if (std::fmax(std::fabs(akk), gk) <= small) kind = kind_zero;
-      else if (one_by_one_ok(akk, gk, u, small)) kind = kind_1x1;
       if (kind != kind_none) j = k;
       tested_1x1 = kind == kind_none;
       ready = false;
