@@ -394,6 +394,44 @@ TEST_CASE("small fronts: the twin factorizes generated problems like the CPU pat
   MESSAGE("kkt-qp:400:300: delays twin " << k.delays_twin << ", CPU " << k.delays_cpu << ", runs " << k.tries);
 }
 
+TEST_CASE("small fronts: a zero pivot right after a 1x1 pivot - in a front below the root, not delayed") {
+  // nb blocks v v^T, v = (2, 1), each coupled to a last variable P by the row v^T (P's diagonal nb + 1): in a
+  // block's front (its two columns and row P) the first column is a 1x1 pivot whose update leaves the other
+  // column, P's row included, and its diagonal exactly 0, so that candidate is decided from the maximum the update
+  // left: a zero pivot there, not a delay to P's front (no other candidate is left in the window). Each block gives
+  // one positive and one zero pivot.
+  const int nb = 6, bs = 2, n = nb * bs + 1;
+  const double v[bs] = {2.0, 1.0};
+  std::vector<int> rows, cols;
+  std::vector<double> vals;
+  auto add = [&](int i, int j, double x) {
+    rows.push_back(i);
+    cols.push_back(j);
+    vals.push_back(x);
+  };
+  for (int b = 0; b < nb; ++b)
+    for (int j = 0; j < bs; ++j) {
+      for (int i = j; i < bs; ++i) add(b * bs + i, b * bs + j, v[i] * v[j]);
+      add(n - 1, b * bs + j, v[j]);
+    }
+  add(n - 1, n - 1, nb + 1.0);
+  const ssids::SymmetricMatrix a = ssids_test::from_triplets(n, rows, cols, vals);
+  ssids::Options o;
+  o.ordering = ssids::Ordering::metis;
+  o.scaling = ssids::Scaling::none;
+  o.nemin = 1;  // the fundamental supernodes: a block's front stays apart from P's
+  Checked k;
+  CHECK(check_small_phase(a, o, ssids::Mode::indefinite, "rank-one blocks", &k));
+  CHECK(k.delays_cpu == 0);
+  CHECK(k.delays_twin == 0);
+  ssids::Inform ai, ci;
+  const ssids::Analysis an = ssids::analyse(a.view(), o, ai);
+  const ssids::Factors cpu = ssids::factor(an, a.val.data(), ssids::Mode::indefinite, o, ci);
+  CHECK(an.symbolic().nsup > 1);  // the blocks' fronts are below P's
+  CHECK(ci.num_zero == nb);
+  CHECK(ci.num_neg == 0);
+}
+
 TEST_CASE("small fronts: KKT systems with zero blocks - delays are learned and the plan retried") {
   int most_runs = 0;
   for (int seed = 1; seed <= 3; ++seed) {
