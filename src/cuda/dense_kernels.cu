@@ -44,6 +44,10 @@ constexpr int W = max_window;
 constexpr int window_batch = 8;
 constexpr int tile = 64;
 constexpr int tile_k = 16;
+/// Pivots per chunk of apply_window's substitution (their entries in registers).
+constexpr int apply_chunk = 8;
+/// apply_window's dynamic shared memory: each thread's row entries by pivot position.
+constexpr size_t apply_xs_bytes = sizeof(double) * W * apply_rows;
 
 /// Entry (i, j) of the symmetric front stored by its lower triangle (leading dimension ld).
 __device__ __forceinline__ double sym_at(const double* F, long long ld, long long i, long long j) {
@@ -493,9 +497,10 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
 
 // grid: one block per apply_rows rows of a front. Every row of the front outside the window gets its
 // multipliers L21 = F21 L11^{-T} D^{-1} by forward substitution in pivot order, using the window's
-// factorized block; each is checked against 1/u. The row's entries are held in registers in pivot order
-// (xp[j] is the entry of the j-th pivot's column), so every loop over them is unrolled with constant
-// indices; the operations and their order are those of a right-looking substitution (as the CPU twin).
+// factorized block; each is checked against 1/u. A thread takes one row; the operations on each entry and
+// their order are those of a right-looking substitution one pivot at a time (as the CPU twin), grouped in
+// chunks of pivots so that the code stays small (a substitution unrolled over all 64 window columns does not
+// fit the instruction cache).
 __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTask* tasks, int ntasks,
                                                                   const FrontDesc* fronts, const double* fbuf,
                                                                   double* lt_buf, const double* sbuf,
@@ -526,9 +531,19 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
     Dr[pc] = d11 != 0.0 ? 1.0 / d11 : 0.0;
     if (d21 != 0.0) two_by_two_inverse(d11, d21, D[2 * pc + 2], Inv[pc][0], Inv[pc][1], Inv[pc][2]);
   }
-  for (int e = threadIdx.x; e < np * np; e += blockDim.x) {
-    const int j = e % np, pc = e / np;
-    Lp[j][pc] = sg[order[j] + order[pc] * w];
+  // (loads in batches before the stores, as for the rows below)
+  for (int e0 = threadIdx.x; e0 < W * W; e0 += 8 * apply_rows) {
+    double v[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int e = e0 + i * apply_rows, j = e & (W - 1), pc = e / W;
+      v[i] = e < W * W && j < np && pc < np ? sg[order[j] + order[pc] * w] : 0.0;
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int e = e0 + i * apply_rows, j = e & (W - 1), pc = e / W;
+      if (e < W * W && j < np && pc < np) Lp[j][pc] = v[i];
+    }
   }
   __syncthreads();
   const long long nrows_other = ldt - w;
@@ -536,48 +551,137 @@ __global__ void __launch_bounds__(apply_rows) apply_window_kernel(const WindowTa
   if (rr >= nrows_other) return;
   const long long rel = rr < t.s ? rr : rr + w;  // relative to k
   const long long row = t.k + rel;
-  double xp[W];
+  // The row's entries by pivot position in this thread's column of xs (shared memory). Pivots are taken in
+  // chunks of apply_chunk (one more when the chunk would end inside a 2x2): the chunk's entries are brought up
+  // to date among themselves in registers, then every later entry gets the chunk's updates in pivot order.
+  // Every entry thus sees the same updates, in the same order and with the same operations, as in a
+  // right-looking substitution one pivot at a time.
+  extern __shared__ double xs_dyn[];
+  double* xs = xs_dyn + threadIdx.x;  // entry j at xs[j * apply_rows]
+  // loaded in batches into registers before any is stored: a store between two loads would keep the second
+  // load from starting before the first has returned
 #pragma unroll
-  for (int j = 0; j < W; ++j) xp[j] = j < np ? sym_at(F, f.ld, row, base + order[j]) : 0.0;
+  for (int j0 = 0; j0 < W; j0 += 16) {
+    double x[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i) x[i] = j0 + i < np ? sym_at(F, f.ld, row, base + order[j0 + i]) : 0.0;
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+      if (j0 + i < np) xs[(j0 + i) * apply_rows] = x[i];
+  }
   int first_bad = W;
-  bool second = false;  // pc is the second column of a 2x2 pivot
+  // the multiplier of the 1x1 pivot at position p from the row's entry x1 there, stored and checked
+  auto finish_1x1 = [&](int p, double x1) {
+    // x1 / d from the pivot's reciprocal r: q = x1 r, corrected once by the residual x1 - q d (within one
+    // rounding of the quotient; one division per pivot instead of one per row and pivot)
+    const double d = D[2 * p];
+    double l = 0.0;
+    if (d != 0.0) {
+      const double rd = Dr[p], q = x1 * rd;
+      l = fma(fma(-q, d, x1), rd, q);
+    }
+    lt[rel + p * ldt] = l;
+    // a zero pivot is only a zero pivot if the whole remaining column is below `small`, not just the
+    // window's part of it (a zero diagonal block of a KKT matrix is not a zero column)
+    const bool ok = d != 0.0 ? multiplier_ok(l, prm.u) : !(fabs(x1) >= prm.small);
+    if (first_bad == W && !ok) first_bad = p;
+  };
+  for (int pc = 0; pc < np;) {
+    // the chunk: len pivot positions from pc; bit i of firsts: position pc + i is the first column of a 2x2
+    int len = min(apply_chunk, np - pc);
+    unsigned firsts = 0;
+    bool skip = false;
 #pragma unroll
-  for (int pc = 0; pc < W; ++pc) {
-    if (pc >= np) break;
-    if (second) {
-      second = false;
+    for (int i = 0; i < apply_chunk; ++i) {
+      if (i >= len) break;
+      if (skip) skip = false;
+      else if (D[2 * (pc + i) + 1] != 0.0) {
+        firsts |= 1u << i;
+        skip = true;
+      }
+    }
+    if (skip) ++len;  // the chunk's last position starts a 2x2: its second column joins the chunk
+    double xc[apply_chunk + 1];
+#pragma unroll
+    for (int i = 0; i <= apply_chunk; ++i) xc[i] = i < len ? xs[(pc + i) * apply_rows] : 0.0;
+    const bool plain = len == apply_chunk && firsts == 0;  // a full chunk of 1x1 pivots
+    if (plain) {
+#pragma unroll
+      for (int i = 0; i < apply_chunk; ++i) {
+        const int p = pc + i;
+        const double x1 = xc[i];
+#pragma unroll
+        for (int k = i + 1; k < apply_chunk; ++k) xc[k] = fma(-x1, Lp[pc + k][p], xc[k]);
+        finish_1x1(p, x1);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i <= apply_chunk; ++i) {
+      if (plain) break;
+      if (i >= len) break;
+      if (i > 0 && ((firsts >> (i - 1)) & 1)) continue;  // the second column of a 2x2
+      const int p = pc + i;
+      if ((firsts >> i) & 1) {
+        const double i11 = Inv[p][0], i21 = Inv[p][1], i22 = Inv[p][2];
+        const double x1 = xc[i], x2 = i < apply_chunk ? xc[i + 1] : 0.0;
+#pragma unroll
+        for (int k = i + 2; k <= apply_chunk; ++k)
+          if (k < len) xc[k] -= fma(x1, Lp[pc + k][p], x2 * Lp[pc + k][p + 1]);
+        const double l1 = fma(x1, i11, x2 * i21), l2 = fma(x1, i21, x2 * i22);
+        lt[rel + p * ldt] = l1;
+        lt[rel + (p + 1) * ldt] = l2;
+        if (first_bad == W && !(multiplier_ok(l1, prm.u) && multiplier_ok(l2, prm.u))) first_bad = p;
+      } else {
+        const double x1 = xc[i];
+#pragma unroll
+        for (int k = i + 1; k <= apply_chunk; ++k)
+          if (k < len) xc[k] = fma(-x1, Lp[pc + k][p], xc[k]);
+        finish_1x1(p, x1);
+      }
+    }
+    // the later entries: the chunk's pivots in order (a full chunk of 1x1 pivots without a branch per pivot)
+    if (plain) {
+      for (int j0 = pc + apply_chunk; j0 < np; j0 += 4) {  // four entries at a time, loaded before any store
+        double v[4];
+#pragma unroll
+        for (int a = 0; a < 4; ++a) v[a] = j0 + a < np ? xs[(j0 + a) * apply_rows] : 0.0;
+#pragma unroll
+        for (int i = 0; i < apply_chunk; ++i)
+#pragma unroll
+          for (int a = 0; a < 4; ++a) v[a] = fma(-xc[i], Lp[min(j0 + a, W - 1)][pc + i], v[a]);
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+          if (j0 + a < np) xs[(j0 + a) * apply_rows] = v[a];
+      }
+      pc += len;
       continue;
     }
-    if (D[2 * pc + 1] != 0.0) {
-      const double i11 = Inv[pc][0], i21 = Inv[pc][1], i22 = Inv[pc][2];
-      const double x1 = xp[pc], x2 = pc + 1 < W ? xp[pc + 1] : 0.0;
+    for (int j0 = pc + len; j0 < np; j0 += 4) {
+      double v[4];
 #pragma unroll
-      for (int j = pc + 2; j < W; ++j)
-        if (j < np) xp[j] -= x1 * Lp[j][pc] + x2 * Lp[j][pc + 1];
-      const double l1 = x1 * i11 + x2 * i21, l2 = x1 * i21 + x2 * i22;
-      lt[rel + pc * ldt] = l1;
-      lt[rel + (pc + 1) * ldt] = l2;
-      if (first_bad == W && !(multiplier_ok(l1, prm.u) && multiplier_ok(l2, prm.u))) first_bad = pc;
-      second = true;
-    } else {
-      const double x1 = xp[pc];
+      for (int a = 0; a < 4; ++a) v[a] = j0 + a < np ? xs[(j0 + a) * apply_rows] : 0.0;
 #pragma unroll
-      for (int j = pc + 1; j < W; ++j)
-        if (j < np) xp[j] -= x1 * Lp[j][pc];
-      // x1 / d from the pivot's reciprocal r: q = x1 r, corrected once by the residual x1 - q d (within one
-      // rounding of the quotient; one division per pivot instead of one per row and pivot)
-      const double d = D[2 * pc];
-      double l = 0.0;
-      if (d != 0.0) {
-        const double rd = Dr[pc], q = x1 * rd;
-        l = fma(fma(-q, d, x1), rd, q);
+      for (int i = 0; i <= apply_chunk; ++i) {
+        if (i >= len) break;
+        if (i > 0 && ((firsts >> (i - 1)) & 1)) continue;
+        const int p = pc + i;
+        if ((firsts >> i) & 1) {
+          const double x2 = i < apply_chunk ? xc[i + 1] : 0.0;
+#pragma unroll
+          for (int a = 0; a < 4; ++a) {
+            const int j = min(j0 + a, W - 1);
+            v[a] -= fma(xc[i], Lp[j][p], x2 * Lp[j][p + 1]);
+          }
+        } else {
+#pragma unroll
+          for (int a = 0; a < 4; ++a) v[a] = fma(-xc[i], Lp[min(j0 + a, W - 1)][p], v[a]);
+        }
       }
-      lt[rel + pc * ldt] = l;
-      // a zero pivot is only a zero pivot if the whole remaining column is below `small`, not just the
-      // window's part of it (a zero diagonal block of a KKT matrix is not a zero column)
-      const bool ok = d != 0.0 ? multiplier_ok(l, prm.u) : !(fabs(x1) >= prm.small);
-      if (first_bad == W && !ok) first_bad = pc;
+#pragma unroll
+      for (int a = 0; a < 4; ++a)
+        if (j0 + a < np) xs[(j0 + a) * apply_rows] = v[a];
     }
+    pc += len;
   }
   if (first_bad < W) atomicMin(&r.fail_pos, first_bad);
 }
@@ -842,8 +946,11 @@ void launch_apply_window(const WindowTask* tasks, int ntasks, long long nblocks,
                          const double* fbuf, double* lt, const double* sbuf, WindowResult* res, DenseParams prm,
                          cudaStream_t s) {
   if (ntasks == 0 || nblocks == 0) return;
-  apply_window_kernel<<<static_cast<unsigned>(nblocks), apply_rows, 0, s>>>(tasks, ntasks, fronts, fbuf, lt, sbuf, res,
-                                                                            prm);
+  check_cuda(cudaFuncSetAttribute(apply_window_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(apply_xs_bytes)),
+             "cudaFuncSetAttribute (apply_window_kernel)");
+  apply_window_kernel<<<static_cast<unsigned>(nblocks), apply_rows, apply_xs_bytes, s>>>(tasks, ntasks, fronts, fbuf,
+                                                                                         lt, sbuf, res, prm);
   check_launch("apply_window_kernel");
 }
 
