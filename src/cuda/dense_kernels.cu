@@ -204,6 +204,73 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
   }
   __syncthreads();
 
+  // The leading run of 1x1 pivots, one pivot per barrier. While the leftmost candidate k passes the 1x1 test,
+  // it is the pivot (the batches below would take it too): every warp makes the test on its own from column k
+  // (the same votes as warp 0's below, so the same decision in every warp), and every thread updates its own
+  // entries of the rows and columns after k with the same operation as a batch's update. The multipliers go
+  // into column k one step later, when no thread reads the column any more. The batches take over at the
+  // first candidate that is not such a pivot (a zero, a 2x2 or a skipped candidate), or stop after a pivot
+  // whose multipliers fail.
+  int run = 0;           // pivots of the run
+  bool run_bad = false;  // its last pivot has a multiplier over 1/u
+  {
+    const int lane = threadIdx.x & 31;
+    double l_prev = 0.0;  // this thread's row's multiplier of the previous pivot
+    for (int k = 0; k < w; ++k) {
+      // every operand of the step loaded first (column k is not written in this step)
+      double x[W / cstep], y[W / cstep];
+      const bool mine = tr > k && tr < w;
+#pragma unroll
+      for (int e = 0; e < W / cstep; ++e) {
+        const int c = tc + cstep * e;
+        if (mine && c > k) {
+          x[e] = S[tr][c];
+          y[e] = S[c][k];
+        }
+      }
+      const bool ok0 = lane > k && lane < w, ok1 = lane + 32 > k && lane + 32 < w;
+      const double c0 = ok0 ? S[lane][k] : 0.0, c1 = ok1 ? S[lane + 32][k] : 0.0;
+      const double aii = S[k][k];
+      bool pass;
+      if (prm.posdef) {
+        pass = aii > 0.0;
+      } else {
+        const double a = fabs(aii);
+        bool big = (ok0 && fabs(c0) >= prm.small) || (ok1 && fabs(c1) >= prm.small);
+        bool over = (ok0 && !(prm.u * fabs(c0) <= a) && !isnan(c0)) || (ok1 && !(prm.u * fabs(c1) <= a) && !isnan(c1));
+        big = __any_sync(0xffffffffu, big) || off[k] >= prm.small || a >= prm.small;
+        over = __any_sync(0xffffffffu, over);
+        pass = big && !over && a > prm.small && a >= prm.u * off[k];
+      }
+      if (k > 0 && tc == 0 && tr >= k && tr < w) S[tr][k - 1] = l_prev;  // the previous pivot's multipliers
+      if (!pass) break;
+      // this thread's row: its multiplier, its test (gathered by the barrier) and its entries' updates
+      bool bad = false;
+      if (mine) {
+        const double l = (tr < 32 ? c0 : c1) / aii;
+        bad = !multiplier_ok(l, prm.u);
+#pragma unroll
+        for (int e = 0; e < W / cstep; ++e) {
+          const int c = tc + cstep * e;
+          if (c > k && c < w) S[tr][c] = fma(-l, y[e], x[e]);
+        }
+        l_prev = l;
+      }
+      run_bad = __syncthreads_or(bad) != 0;
+      run = k + 1;
+      if (run_bad) break;
+    }
+    if (run > 0 && (run_bad || run == w) && tc == 0 && tr >= run && tr < w) S[tr][run - 1] = l_prev;
+    for (int c = threadIdx.x; c < run; c += blockDim.x) {
+      processed[c] = 1;
+      order[c] = c;
+      pos_of[c] = c;
+      D[2 * c] = S[c][c];
+      D[2 * c + 1] = 0.0;
+    }
+    __syncthreads();
+  }
+
   // Pivots are taken in batches. Warp 0 decides them one after another: it brings each candidate column up to
   // date itself (the window's entries as loaded or last updated, minus the batch's pivots so far, applied in
   // pivot order with the operations of the block update), tests it, and for a pivot keeps its column (Cb) and
@@ -220,8 +287,13 @@ __global__ void __launch_bounds__(256) factor_window_kernel(const WindowTask* ta
   __shared__ int stop;
   const unsigned long long all_w = w == W ? ~0ULL : (1ULL << w) - 1;
   unsigned long long avail = all_w, unproc = all_w;  // warp 0: candidates to test; unprocessed rows
-  int np_w = 0;                                      // warp 0: pivots so far
-  bool halted = false;                               // warp 0: no further pivot in this window
+  int np_w = run;                                    // warp 0: pivots so far
+  bool halted = run_bad;                             // warp 0: no further pivot in this window
+  if (run > 0) {
+    const unsigned long long taken = run >= 64 ? ~0ULL : (1ULL << run) - 1;
+    avail &= ~taken;
+    unproc &= ~taken;
+  }
   for (;;) {
     if (threadIdx.x < 32) {
       const int lane = threadIdx.x;
