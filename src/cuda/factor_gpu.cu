@@ -662,12 +662,14 @@ void GpuFactorization::small_phase() {
     a.small = prm_.small;
     a.ib = pl.ib;
     a.posdef = prm_.posdef;
-    DeviceBuffer<unsigned long long> dprof;  // --print-level 3: where the kernel's cycles go
+    DeviceBuffer<unsigned long long> dprof;  // --print-level 3 in a profiling build: where the kernel's cycles go
+#if defined(SSIDS_KERNEL_PROFILE)
     if (options_.print_level >= 3) {
       dprof.reserve_discard(16);
       check_cuda(cudaMemsetAsync(dprof.get(), 0, 16 * sizeof(unsigned long long), st_), "cudaMemsetAsync");
       a.prof = dprof.get();
     }
+#endif
     ev_small0.record(st_);
     std::vector<std::unique_ptr<Event>> ev_launch;
     launch_small(*run_plan, a, ev_launch);
@@ -695,6 +697,8 @@ void GpuFactorization::small_phase() {
                    "window ends %llu, scaling %llu, other %llu), output %llu; column maxima %llu, trailing updates "
                    "%llu, 1x1 pivots %llu\n", c[0], c[1], c[2], c[3] + c[8] + c[9] + c[10] + c[11] + c[12], c[8],
                    c[9], c[10], c[11], c[12], c[3], c[4], c[5], c[6], c[7]);
+    } else if (options_.print_level >= 3) {
+      std::fprintf(stderr, "ssids gpu factor: small fronts: cycle counters need -DSSIDS_KERNEL_PROFILE=ON\n");
     }
     for (index_t s = 0; s < sym_.nsup; ++s)
       if (pl.small[s] && hres[s].state == small_not_posdef)

@@ -29,11 +29,14 @@ struct BlockTeam {
   long long last = 0;
   __device__ void sync() const { __syncthreads(); }
   __device__ void group_sync() const { __syncwarp(); }
-  /// Phases 0-4 of factor_small_node accumulate clock cycles (phase 0: from the kernel's start), and so do the
-  /// factorization's parts 8-12 (decisions, interchanges, pivot updates, window ends, scaling: phase 3 then
+  /// In a build with SSIDS_KERNEL_PROFILE (the CMake option of that name; --print-level 3 then prints the
+  /// counters): phases 0-4 of factor_small_node accumulate clock cycles (phase 0: from the kernel's start), and so
+  /// do the factorization's parts 8-12 (decisions, interchanges, pivot updates, window ends, scaling: phase 3 then
   /// keeps what falls between them); 5, 6, 7 count column scans (candidates tested and partners' maxima),
-  /// trailing updates and 1x1 pivots.
+  /// trailing updates and 1x1 pivots. Otherwise nothing: even untaken, a mark's test and branch sit on a pivot's
+  /// chain of dependent steps several times per pivot.
   __device__ void mark(int phase) {
+#if defined(SSIDS_KERNEL_PROFILE)
     if (!prof || tid != 0) return;
     const long long now = clock64();
     if (phase <= 4 || phase >= 8) {
@@ -42,6 +45,9 @@ struct BlockTeam {
     } else {
       atomicAdd(prof + phase, 1ULL);
     }
+#else
+    (void)phase;
+#endif
   }
   /// Every caller's v is a maximum of |entries| from 0.0: not NaN, not negative. Such doubles order as their bit
   /// patterns, so the warp's maximum is the largest high word, then the largest low word among the lanes that
